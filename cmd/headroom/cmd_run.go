@@ -1,0 +1,197 @@
+package main
+
+import (
+	"bufio"
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"os/signal"
+	"path/filepath"
+	"regexp"
+	"runtime"
+	"strings"
+	"syscall"
+
+	"github.com/spf13/pflag"
+
+	"github.com/headroom-sim/headroom/model"
+	"github.com/headroom-sim/headroom/report"
+	"github.com/headroom-sim/headroom/scenarios"
+	"github.com/headroom-sim/headroom/sim"
+)
+
+const runUsage = `Usage: headroom run [FILE|EXAMPLE] [flags]
+
+Simulates the scenario (a TOML file, or the name of an embedded example;
+default "morning-peak") and its [[variant]] blocks side by side, prints a
+summary, and writes JSON and CSV results when asked.
+
+Examples:
+  headroom run
+  headroom run salespeople-peak --csv out/sales
+  headroom run my.toml --json out/my.json --seed 7
+  headroom run my.toml --set provider.sonnet.limits.itpm=2000000 --set workload.chat.client.max_concurrency=32
+
+Flags:
+`
+
+type runOptions struct {
+	jsonPath string
+	csvDir   string
+	seed     uint64
+	seedSet  bool
+	sets     []string
+	quiet    bool
+	workers  int
+	base     bool
+}
+
+func cmdRun(args []string, stdout, stderr io.Writer) error {
+	fs := pflag.NewFlagSet("run", pflag.ContinueOnError)
+	fs.SetOutput(stderr)
+	var o runOptions
+	fs.StringVar(&o.jsonPath, "json", "", "write results as JSON to `FILE` (schema "+report.Schema+")")
+	fs.StringVar(&o.csvDir, "csv", "", "write summary.csv and one series CSV per variant into `DIR`")
+	fs.Uint64Var(&o.seed, "seed", 0, "random seed (overrides the scenario's `seed`)")
+	fs.StringArrayVar(&o.sets, "set", nil, "override a scenario value by key path, `KEY=VALUE` (repeatable)")
+	fs.BoolVarP(&o.quiet, "quiet", "q", false, "print nothing but errors")
+	fs.IntVar(&o.workers, "workers", runtime.GOMAXPROCS(0), "variants simulated in parallel")
+	fs.BoolVar(&o.base, "base-only", false, "run only the base scenario, not its variants")
+	fs.Usage = func() { fmt.Fprint(stderr, runUsage); fs.PrintDefaults() }
+	if err := fs.Parse(args); err != nil {
+		if errors.Is(err, pflag.ErrHelp) {
+			return errHelp
+		}
+		return usageError{err}
+	}
+	o.seedSet = fs.Changed("seed")
+	if fs.NArg() > 1 {
+		return badInput("run takes one scenario, got %d (use compare for several)", fs.NArg())
+	}
+	sc, err := loadScenario(fs.Arg(0))
+	if err != nil {
+		return err
+	}
+	overrides, err := parseSets(o.sets)
+	if err != nil {
+		return err
+	}
+	if o.seedSet {
+		overrides = append(overrides, scenarios.Override{Path: "seed", Value: int64(o.seed)})
+	}
+	var cfgs []model.Config
+	if o.base {
+		c, err := sc.Config(overrides)
+		if err != nil {
+			return err
+		}
+		cfgs = []model.Config{c}
+	} else if cfgs, err = sc.Configs(overrides); err != nil {
+		return err
+	}
+
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	defer stop()
+	progress := progressPrinter(stderr, o.quiet)
+	results, err := model.RunAll(ctx, cfgs, o.workers, progress)
+	if progress != nil {
+		fmt.Fprint(stderr, "\r\033[K")
+	}
+	if errors.Is(err, sim.ErrInterrupted) {
+		return fmt.Errorf("interrupted before the end of the simulated horizon; no result files were written")
+	}
+	if err != nil {
+		return err
+	}
+	doc := report.NewDocument("headroom "+version, report.ScenarioInfo{Name: cfgs[0].Name, Description: sc.Description, File: sc.File(), Overrides: o.sets}, results)
+	if !o.quiet {
+		if err := report.WriteTerminal(stdout, doc); err != nil {
+			return err
+		}
+	}
+	if o.jsonPath != "" {
+		if err := writeFileAtomic(o.jsonPath, func(w *bufio.Writer) error { return report.WriteJSON(w, doc) }); err != nil {
+			return err
+		}
+		if !o.quiet {
+			fmt.Fprintf(stdout, "\nwrote %s\n", o.jsonPath)
+		}
+	}
+	if o.csvDir != "" {
+		if err := writeCSVs(o.csvDir, doc); err != nil {
+			return err
+		}
+		if !o.quiet {
+			fmt.Fprintf(stdout, "wrote %s\n", filepath.Join(o.csvDir, "summary.csv"))
+		}
+	}
+	return nil
+}
+
+func parseSets(sets []string) ([]scenarios.Override, error) {
+	var out []scenarios.Override
+	for _, s := range sets {
+		p, v, err := scenarios.ParseSet(s)
+		if err != nil {
+			return nil, badInput("--set %s: %v", s, err)
+		}
+		out = append(out, scenarios.Override{Path: p, Value: v})
+	}
+	return out, nil
+}
+
+var unsafeChars = regexp.MustCompile(`[^A-Za-z0-9._-]+`)
+
+// fileSafe turns a variant name into a file name part.
+func fileSafe(s string) string {
+	s = strings.Trim(unsafeChars.ReplaceAllString(strings.ToLower(s), "-"), "-")
+	if s == "" {
+		return "variant"
+	}
+	return s
+}
+
+func writeCSVs(dir string, doc *report.Document) error {
+	if err := writeFileAtomic(filepath.Join(dir, "summary.csv"), func(w *bufio.Writer) error { return report.WriteSummaryCSV(w, doc) }); err != nil {
+		return err
+	}
+	seen := map[string]int{}
+	for _, r := range doc.Variants {
+		name := fileSafe(report.VariantName(r))
+		seen[name]++
+		if seen[name] > 1 {
+			name = fmt.Sprintf("%s-%d", name, seen[name])
+		}
+		r := r
+		if err := writeFileAtomic(filepath.Join(dir, "series-"+name+".csv"), func(w *bufio.Writer) error { return report.WriteSeriesCSV(w, r) }); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// progressPrinter returns a progress callback that redraws one line on
+// stderr, or nil when stderr is not a terminal (or when quiet).
+func progressPrinter(stderr io.Writer, quiet bool) func(float64) {
+	if quiet {
+		return nil
+	}
+	f, ok := stderr.(*os.File)
+	if !ok {
+		return nil
+	}
+	st, err := f.Stat()
+	if err != nil || st.Mode()&os.ModeCharDevice == 0 {
+		return nil
+	}
+	last := -1
+	return func(done float64) {
+		p := int(done * 100)
+		if p != last {
+			last = p
+			fmt.Fprintf(stderr, "\rsimulating… %3d%%", p)
+		}
+	}
+}

@@ -1,0 +1,138 @@
+package model
+
+import (
+	"fmt"
+	"math"
+	"math/rand/v2"
+	"strings"
+
+	"github.com/headroom-sim/headroom/sim"
+	"github.com/headroom-sim/headroom/workloads"
+)
+
+// Config is one complete, concrete scenario ready to simulate.
+type Config struct {
+	Name        string
+	Variant     string
+	Seed        uint64
+	Replication int
+	Duration    float64 // horizon, seconds
+	Interval    float64 // width of the reported series, seconds
+	StartClock  float64 // clock time of t = 0, seconds after midnight
+	Workloads   []WorkloadSpec
+	Providers   []ProviderSpec
+}
+
+// maxIntervals bounds the length of the reported series.
+const maxIntervals = 1_000_000
+
+func (c *Config) intervals() int {
+	return int(math.Ceil(c.Duration/c.Interval - 1e-9))
+}
+
+func (c *Config) stream(component string) *rand.Rand {
+	return sim.Stream(c.Seed, component, c.Replication)
+}
+
+// Validate checks the whole configuration, including cross references.
+// Errors are *workloads.FieldError with key paths such as
+// "workload[0].route" relative to the scenario root.
+func (c *Config) Validate() error {
+	if c.Duration <= 0 || math.IsNaN(c.Duration) || c.Duration > 366*86400 {
+		return &workloads.FieldError{Key: "duration", Msg: fmt.Sprintf("must be > 0 and at most 366 days, got %vs", c.Duration)}
+	}
+	if c.Interval <= 0 || math.IsNaN(c.Interval) {
+		return &workloads.FieldError{Key: "interval", Msg: "must be > 0"}
+	}
+	if c.Duration/c.Interval > maxIntervals {
+		return &workloads.FieldError{Key: "interval", Msg: fmt.Sprintf("gives %.0f intervals over the duration; at most %d allowed, use a wider interval", c.Duration/c.Interval, maxIntervals)}
+	}
+	if len(c.Workloads) == 0 {
+		return &workloads.FieldError{Key: "workload", Msg: "no workloads: add at least one [[workload]] with a demand"}
+	}
+	if len(c.Workloads) > 10_000 || len(c.Providers) > 10_000 {
+		return &workloads.FieldError{Key: "workload", Msg: "at most 10000 workloads and 10000 providers"}
+	}
+	provs := map[string]*ProviderSpec{}
+	var names []string
+	for i := range c.Providers {
+		p := &c.Providers[i]
+		if err := p.Validate(); err != nil {
+			return workloads.Prefix(fmt.Sprintf("provider[%d]", i), err)
+		}
+		if provs[p.Name] != nil {
+			return &workloads.FieldError{Key: fmt.Sprintf("provider[%d].name", i), Msg: fmt.Sprintf("duplicate provider name %q", p.Name)}
+		}
+		provs[p.Name] = p
+		names = append(names, p.Name)
+	}
+	seen := map[string]bool{}
+	for i := range c.Workloads {
+		w := &c.Workloads[i]
+		at := fmt.Sprintf("workload[%d]", i)
+		if err := w.Validate(); err != nil {
+			return workloads.Prefix(at, err)
+		}
+		if seen[w.Name] {
+			return &workloads.FieldError{Key: at + ".name", Msg: fmt.Sprintf("duplicate workload name %q", w.Name)}
+		}
+		seen[w.Name] = true
+		p := provs[w.Route]
+		if p == nil {
+			return &workloads.FieldError{Key: at + ".route", Msg: fmt.Sprintf("no provider named %q; have: %s", w.Route, listNames(names))}
+		}
+		if w.Key != "" {
+			var keys []string
+			found := false
+			for _, k := range p.Keys {
+				keys = append(keys, k.Name)
+				found = found || k.Name == w.Key
+			}
+			if !found {
+				return &workloads.FieldError{Key: at + ".key", Msg: fmt.Sprintf("provider %q has no key named %q; have: %s", p.Name, w.Key, listNames(keys))}
+			}
+		}
+		if w.Tokens.MaxTokens > 0 && p.MaxOutput > 0 && w.Tokens.MaxTokens > 10_000_000 {
+			return &workloads.FieldError{Key: at + ".tokens.max_tokens", Msg: "must be at most 10000000"}
+		}
+	}
+	return nil
+}
+
+// ApplyDefaults fills every unset field with its documented default.
+func (c *Config) ApplyDefaults() {
+	for i := range c.Workloads {
+		c.Workloads[i].applyDefaults()
+	}
+	for i := range c.Providers {
+		c.Providers[i].applyDefaults()
+	}
+}
+
+// clockString formats seconds after midnight as HH:MM (or HH:MM:SS).
+func clockString(s float64) string {
+	s = math.Mod(s, 86400)
+	if s < 0 {
+		s += 86400
+	}
+	h := int(s) / 3600
+	m := (int(s) % 3600) / 60
+	sec := int(s) % 60
+	if sec != 0 {
+		return fmt.Sprintf("%02d:%02d:%02d", h, m, sec)
+	}
+	return fmt.Sprintf("%02d:%02d", h, m)
+}
+
+// ClockString formats seconds after midnight as "HH:MM", with a day prefix
+// ("d2 09:00") past the first day.
+func ClockString(start, t float64) string {
+	abs := start + t
+	day := int(abs / 86400)
+	if day > 0 {
+		return fmt.Sprintf("d%d %s", day+1, clockString(abs))
+	}
+	return clockString(abs)
+}
+
+var _ = strings.Join

@@ -1,0 +1,176 @@
+package model
+
+// Results is everything one run of one scenario measured. Its JSON form is
+// the "results" part of Headroom's versioned output schema (see README).
+type Results struct {
+	Scenario    string           `json:"scenario"`
+	Variant     string           `json:"variant,omitempty"`
+	Seed        uint64           `json:"seed"`
+	Replication int              `json:"replication"`
+	DurationS   float64          `json:"duration_s"`
+	IntervalS   float64          `json:"interval_s"`
+	StartClock  string           `json:"start_clock"`
+	Interrupted bool             `json:"interrupted,omitempty"`
+	Events      uint64           `json:"events"`
+	Summary     Summary          `json:"summary"`
+	Workloads   []GroupResult    `json:"workloads"`
+	Tenants     []GroupResult    `json:"tenants"`
+	Backends    []BackendResult  `json:"backends"`
+	Series      Series           `json:"series"`
+	Verdict     []string         `json:"verdict"`
+}
+
+// Summary is one group's totals (the whole run, a workload or a tenant).
+type Summary struct {
+	Requests   RequestCounts `json:"requests"`
+	Attempts   AttemptCounts `json:"attempts"`
+	Latency    LatencySet    `json:"latency_s"`
+	Throughput Throughput    `json:"throughput"`
+	Tokens     TokenCounts   `json:"tokens"`
+	Cost       Cost          `json:"cost_usd"`
+	Goodput    Goodput       `json:"goodput"`
+	// MakespanS is the time of the last completion (seconds since t = 0).
+	MakespanS float64 `json:"makespan_s"`
+}
+
+// RequestCounts conserve: offered = completed + failed + in_flight_at_end.
+type RequestCounts struct {
+	Offered       int64            `json:"offered"`
+	Completed     int64            `json:"completed"`
+	Failed        int64            `json:"failed"`
+	InFlightAtEnd int64            `json:"in_flight_at_end"`
+	FailedBy      map[string]int64 `json:"failed_by_reason"`
+}
+
+// AttemptCounts counts sends to a backend, including retries.
+type AttemptCounts struct {
+	Total    int64            `json:"total"`
+	Retries  int64            `json:"retries"`
+	Rejected map[string]int64 `json:"rejected"`
+	// RetriesPerRequest is retries / offered.
+	RetriesPerRequest float64 `json:"retries_per_request"`
+}
+
+// LatencySet holds the latency distributions, in seconds.
+type LatencySet struct {
+	TTFT        Quantiles `json:"ttft"`
+	E2E         Quantiles `json:"e2e"`
+	QueueWait   Quantiles `json:"queue_wait"`
+	TPOT        Quantiles `json:"tpot"`
+	TTFTService Quantiles `json:"ttft_service"`
+}
+
+// Quantiles summarise one distribution. Percentiles come from a DDSketch
+// with 1% relative accuracy; mean, min, max and count are exact.
+type Quantiles struct {
+	Count int64   `json:"count"`
+	Mean  float64 `json:"mean"`
+	P50   float64 `json:"p50"`
+	P90   float64 `json:"p90"`
+	P95   float64 `json:"p95"`
+	P99   float64 `json:"p99"`
+	Max   float64 `json:"max"`
+}
+
+// Throughput is measured over the simulated horizon.
+type Throughput struct {
+	RequestsPerS     float64 `json:"requests_per_s"`
+	InputTokensPerS  float64 `json:"input_tokens_per_s"`
+	OutputTokensPerS float64 `json:"output_tokens_per_s"`
+}
+
+// TokenCounts are billed tokens of completed requests, by kind.
+type TokenCounts struct {
+	Input      int64 `json:"input"`       // all prompt tokens
+	Uncached   int64 `json:"uncached"`    // prompt tokens neither read from nor written to cache
+	CacheWrite int64 `json:"cache_write"` // prompt tokens written to cache
+	CacheRead  int64 `json:"cache_read"`  // prompt tokens read from cache
+	Output     int64 `json:"output"`
+	// CacheHitRate is cache_read / input.
+	CacheHitRate float64 `json:"cache_hit_rate"`
+}
+
+// Cost in USD.
+type Cost struct {
+	Total      float64 `json:"total"`
+	Input      float64 `json:"input"`
+	CacheWrite float64 `json:"cache_write"`
+	CacheRead  float64 `json:"cache_read"`
+	Output     float64 `json:"output"`
+	// PerMillionTokens is total / (input+output) * 1e6.
+	PerMillionTokens float64 `json:"per_million_tokens"`
+}
+
+// Goodput counts completed requests meeting every SLO of their workload.
+type Goodput struct {
+	Good         int64   `json:"good"`
+	RequestsPerS float64 `json:"requests_per_s"`
+	// SLOAttainment is good / (completed + failed).
+	SLOAttainment float64 `json:"slo_attainment"`
+}
+
+// GroupResult is a workload's or tenant's summary.
+type GroupResult struct {
+	Name    string  `json:"name"`
+	Summary Summary `json:"summary"`
+}
+
+// BackendResult is what one backend saw.
+type BackendResult struct {
+	Name     string        `json:"name"`
+	Kind     string        `json:"kind"`
+	Attempts int64         `json:"attempts"`
+	Admitted int64         `json:"admitted"`
+	Rejected map[string]int64 `json:"rejected"`
+	Tokens   TokenCounts   `json:"tokens"`
+	Cost     Cost          `json:"cost_usd"`
+	Limits   []LimitResult `json:"limits"`
+}
+
+// LimitResult is one rate-limit dimension of one scope.
+type LimitResult struct {
+	Scope     string  `json:"scope"` // "org" or "key:<name>"
+	Dimension string  `json:"dimension"`
+	Limit     float64 `json:"limit"` // per minute (rpm, itpm, otpm, tpm) or per day (rpd, tpd)
+	Window    string  `json:"window"`
+	Rejected  int64   `json:"rejected"`
+	// FirstRejectS is when it first refused an attempt (-1 if never).
+	FirstRejectS float64 `json:"first_reject_s"`
+	// PeakRejectIntervalS starts the interval with the most refusals.
+	PeakRejectIntervalS float64 `json:"peak_reject_interval_s"`
+	// PeakUse is the largest share of the limit admitted in one interval,
+	// scaled to the limit's period (1.0 = exactly at the limit).
+	PeakUse float64 `json:"peak_use"`
+	// Binding is true when this dimension refused the most attempts.
+	Binding bool `json:"binding"`
+}
+
+// Series is the per-interval time series. Every array has one value per
+// interval; interval i covers [i*interval_s, (i+1)*interval_s).
+type Series struct {
+	IntervalS float64 `json:"interval_s"`
+	StartS    []float64 `json:"start_s"`
+	Clock     []string  `json:"clock"`
+	// Offered counts requests that arrived in the interval.
+	Offered []int64 `json:"offered"`
+	// Completed and Failed count requests that ended in the interval.
+	Completed []int64 `json:"completed"`
+	Failed    []int64 `json:"failed"`
+	// Rejected counts refused attempts by reason.
+	Rejected map[string][]int64 `json:"rejected"`
+	Retries  []int64            `json:"retries"`
+	// InFlight and QueueLength are time-weighted means over the interval;
+	// InFlight counts requests issued and not yet ended (queued, backing off
+	// or in service); QueueLength counts those waiting for a client slot,
+	// the pacer, a retry backoff or a backend queue.
+	InFlight    []float64 `json:"in_flight"`
+	QueueLength []float64 `json:"queue_length"`
+	// TTFTP95 and QueueWaitP95 describe requests that arrived in the
+	// interval (0 when none completed).
+	TTFTP95      []float64 `json:"ttft_p95_s"`
+	TTFTP50      []float64 `json:"ttft_p50_s"`
+	QueueWaitP95 []float64 `json:"queue_wait_p95_s"`
+	InputTokens  []int64   `json:"input_tokens"`
+	OutputTokens []int64   `json:"output_tokens"`
+	CostUSD      []float64 `json:"cost_usd"`
+}

@@ -1,0 +1,307 @@
+package model
+
+import (
+	"fmt"
+	"math"
+	"math/rand/v2"
+	"sort"
+	"strings"
+
+	"github.com/headroom-sim/headroom/workloads"
+)
+
+// RetrySpec is a client retry policy. In TOML it is either the name of a
+// preset (`retry = "anthropic-python"`) or a table; a table may start from a
+// preset and override some fields
+// (`retry = { preset = "openai-python", max_attempts = 5 }`).
+type RetrySpec struct {
+	Preset        string             `toml:"preset"`
+	Policy        string             `toml:"policy"`          // none | fixed | exponential
+	Base          workloads.Duration `toml:"base"`            // first backoff
+	Max           workloads.Duration `toml:"max"`             // backoff cap
+	Multiplier    float64            `toml:"multiplier"`      // growth per retry (exponential; default 2)
+	Jitter        string             `toml:"jitter"`          // none | full | equal | decorrelated | sdk | additive | up
+	JitterAmount  float64            `toml:"jitter_amount"`   // additive: seconds added (U(0,a)); up: factor (x U(1,1+a))
+	MaxAttempts   int                `toml:"max_attempts"`    // including the first; 1 = no retries
+	RetryAfter    string             `toml:"retry_after"`     // honor | ignore
+	RetryAfterCap workloads.Duration `toml:"retry_after_cap"` // 0 = uncapped
+	OverCap       string             `toml:"over_cap"`        // backoff | give-up | clamp, when Retry-After > cap
+	JitterHeader  bool               `toml:"jitter_retry_after"`
+}
+
+// retryFields has RetrySpec's fields but not its methods, for decoding.
+type retryFields RetrySpec
+
+// RetryPresets are the official SDKs' default retry behaviours, read from
+// their source (see research notes, table a2). Numbers are data: override
+// any field in the scenario.
+var retryPresets = map[string]RetrySpec{
+	// openai-python 3.3.x: 2 retries, min(0.5*2^n, 8) * (1 - 0.25U);
+	// Retry-After honoured up to 120 s, longer means give up.
+	"openai-python": {Policy: "exponential", Base: 0.5, Max: 8, Multiplier: 2, Jitter: "sdk", MaxAttempts: 3, RetryAfter: "honor", RetryAfterCap: 120, OverCap: "give-up"},
+	// anthropic-sdk-python: same backoff; Retry-After honoured up to 60 s,
+	// longer falls back to backoff; 529 is retried.
+	"anthropic-python": {Policy: "exponential", Base: 0.5, Max: 8, Multiplier: 2, Jitter: "sdk", MaxAttempts: 3, RetryAfter: "honor", RetryAfterCap: 60, OverCap: "backoff"},
+	// openai-go: Retry-After honoured but clamped to 8 s (MaxRetryDelay).
+	"openai-go": {Policy: "exponential", Base: 0.5, Max: 8, Multiplier: 2, Jitter: "sdk", MaxAttempts: 3, RetryAfter: "honor", RetryAfterCap: 8, OverCap: "clamp"},
+	// anthropic-sdk-go: Retry-After honoured uncapped.
+	"anthropic-go": {Policy: "exponential", Base: 0.5, Max: 8, Multiplier: 2, Jitter: "sdk", MaxAttempts: 3, RetryAfter: "honor", OverCap: "backoff"},
+	// google-genai (python): no retries by default.
+	"google-genai": {Policy: "none", MaxAttempts: 1, RetryAfter: "ignore", OverCap: "backoff"},
+	// google-genai with HttpRetryOptions(): 5 attempts,
+	// wait_exponential_jitter(initial=1, max=60, exp_base=2, jitter=1);
+	// Retry-After ignored.
+	"google-genai-retry": {Policy: "exponential", Base: 1, Max: 60, Multiplier: 2, Jitter: "additive", JitterAmount: 1, MaxAttempts: 5, RetryAfter: "ignore", OverCap: "backoff"},
+	// none: a client that never retries.
+	"none": {Policy: "none", MaxAttempts: 1, RetryAfter: "ignore", OverCap: "backoff"},
+}
+
+// RetryPresetNames lists the presets, sorted.
+func RetryPresetNames() []string {
+	names := make([]string, 0, len(retryPresets))
+	for n := range retryPresets {
+		names = append(names, n)
+	}
+	sort.Strings(names)
+	return names
+}
+
+// UnmarshalTOML accepts a preset name or a table.
+func (r *RetrySpec) UnmarshalTOML(v any) error {
+	switch x := v.(type) {
+	case string:
+		*r = RetrySpec{Preset: x}
+		return nil
+	case map[string]any:
+		var f retryFields
+		if err := decodeTable("retry policy", x, &f); err != nil {
+			return err
+		}
+		*r = RetrySpec(f)
+		return nil
+	default:
+		return fmt.Errorf("retry: expected a preset name (%s) or a table, got %T", strings.Join(RetryPresetNames(), ", "), v)
+	}
+}
+
+// applyDefaults fills the fields left zero from the preset (default
+// "anthropic-python" when nothing at all is given).
+func (r *RetrySpec) applyDefaults() {
+	if r.Preset == "" && r.Policy == "" {
+		r.Preset = "anthropic-python"
+	}
+	if p, ok := retryPresets[r.Preset]; ok {
+		if r.Policy == "" {
+			r.Policy = p.Policy
+		}
+		if r.Base == 0 {
+			r.Base = p.Base
+		}
+		if r.Max == 0 {
+			r.Max = p.Max
+		}
+		if r.Multiplier == 0 {
+			r.Multiplier = p.Multiplier
+		}
+		if r.Jitter == "" {
+			r.Jitter = p.Jitter
+		}
+		if r.JitterAmount == 0 {
+			r.JitterAmount = p.JitterAmount
+		}
+		if r.MaxAttempts == 0 {
+			r.MaxAttempts = p.MaxAttempts
+		}
+		if r.RetryAfter == "" {
+			r.RetryAfter = p.RetryAfter
+		}
+		if r.RetryAfterCap == 0 {
+			r.RetryAfterCap = p.RetryAfterCap
+		}
+		if r.OverCap == "" {
+			r.OverCap = p.OverCap
+		}
+	}
+	if r.Multiplier == 0 {
+		r.Multiplier = 2
+	}
+	if r.Jitter == "" {
+		r.Jitter = "none"
+	}
+	if r.RetryAfter == "" {
+		r.RetryAfter = "honor"
+	}
+	if r.OverCap == "" {
+		r.OverCap = "backoff"
+	}
+	if r.MaxAttempts == 0 {
+		if r.Policy == "none" {
+			r.MaxAttempts = 1
+		} else {
+			r.MaxAttempts = 3
+		}
+	}
+	if r.Max == 0 {
+		r.Max = workloads.Duration(math.Max(float64(r.Base), 60))
+	}
+	if r.Jitter == "up" && r.JitterAmount == 0 {
+		r.JitterAmount = 0.5
+	}
+}
+
+// Validate checks the policy after defaults.
+func (r *RetrySpec) Validate() error {
+	c := *r
+	c.applyDefaults()
+	if c.Preset != "" {
+		if _, ok := retryPresets[c.Preset]; !ok {
+			return &workloads.FieldError{Key: "preset", Msg: fmt.Sprintf("unknown retry preset %q; allowed: %s", c.Preset, strings.Join(RetryPresetNames(), ", "))}
+		}
+	}
+	if !oneOf(c.Policy, "none", "fixed", "exponential") {
+		return &workloads.FieldError{Key: "policy", Msg: fmt.Sprintf("must be none, fixed or exponential, got %q", c.Policy)}
+	}
+	if !oneOf(c.Jitter, "none", "full", "equal", "decorrelated", "sdk", "additive", "up") {
+		return &workloads.FieldError{Key: "jitter", Msg: fmt.Sprintf("must be none, full, equal, decorrelated, sdk, additive or up, got %q", c.Jitter)}
+	}
+	if !oneOf(c.RetryAfter, "honor", "ignore") {
+		return &workloads.FieldError{Key: "retry_after", Msg: fmt.Sprintf("must be honor or ignore, got %q", c.RetryAfter)}
+	}
+	if !oneOf(c.OverCap, "backoff", "give-up", "clamp") {
+		return &workloads.FieldError{Key: "over_cap", Msg: fmt.Sprintf("must be backoff, give-up or clamp, got %q", c.OverCap)}
+	}
+	if c.MaxAttempts < 1 || c.MaxAttempts > 1000 {
+		return &workloads.FieldError{Key: "max_attempts", Msg: fmt.Sprintf("must be between 1 and 1000, got %d", c.MaxAttempts)}
+	}
+	if c.Policy != "none" && c.Base <= 0 {
+		return &workloads.FieldError{Key: "base", Msg: "must be > 0 for a retrying policy"}
+	}
+	if c.Multiplier < 1 || math.IsInf(c.Multiplier, 0) {
+		return &workloads.FieldError{Key: "multiplier", Msg: fmt.Sprintf("must be >= 1, got %v", c.Multiplier)}
+	}
+	if c.JitterAmount < 0 {
+		return &workloads.FieldError{Key: "jitter_amount", Msg: "must be >= 0"}
+	}
+	return nil
+}
+
+func oneOf(s string, allowed ...string) bool {
+	for _, a := range allowed {
+		if s == a {
+			return true
+		}
+	}
+	return false
+}
+
+// retryPolicy is a RetrySpec compiled for the hot path.
+type retryPolicy struct {
+	attempts   int
+	kind       uint8 // 0 none, 1 fixed, 2 exponential
+	base, max  float64
+	mult       float64
+	jitter     uint8
+	jitterAmt  float64
+	honorRA    bool
+	raCap      float64
+	overCap    uint8 // 0 backoff, 1 give-up, 2 clamp
+	jitterHead bool
+}
+
+const (
+	jitNone = iota
+	jitFull
+	jitEqual
+	jitDecorrelated
+	jitSDK
+	jitAdditive
+	jitUp
+)
+
+func compileRetry(r RetrySpec) retryPolicy {
+	r.applyDefaults()
+	p := retryPolicy{attempts: r.MaxAttempts, base: float64(r.Base), max: float64(r.Max), mult: r.Multiplier,
+		jitterAmt: r.JitterAmount, honorRA: r.RetryAfter == "honor", raCap: float64(r.RetryAfterCap), jitterHead: r.JitterHeader}
+	switch r.Policy {
+	case "fixed":
+		p.kind = 1
+	case "exponential":
+		p.kind = 2
+	}
+	switch r.Jitter {
+	case "full":
+		p.jitter = jitFull
+	case "equal":
+		p.jitter = jitEqual
+	case "decorrelated":
+		p.jitter = jitDecorrelated
+	case "sdk":
+		p.jitter = jitSDK
+	case "additive":
+		p.jitter = jitAdditive
+	case "up":
+		p.jitter = jitUp
+	}
+	switch r.OverCap {
+	case "give-up":
+		p.overCap = 1
+	case "clamp":
+		p.overCap = 2
+	}
+	return p
+}
+
+// delay returns how long to wait before retry number n+1 (n = retries
+// already taken, 0-based) given the server's Retry-After (seconds; <= 0 when
+// absent) and the previous delay (for decorrelated jitter). ok is false when
+// the client gives up.
+func (p *retryPolicy) delay(n int, retryAfter, prev float64, r *rand.Rand) (d float64, ok bool) {
+	if p.kind == 0 || n+1 >= p.attempts {
+		return 0, false
+	}
+	if p.honorRA && retryAfter > 0 {
+		if p.raCap <= 0 || retryAfter <= p.raCap {
+			d = retryAfter
+			if p.jitterHead {
+				d = p.jitterOf(d, prev, r)
+			}
+			return d, true
+		}
+		switch p.overCap {
+		case 1:
+			return 0, false
+		case 2:
+			return p.raCap, true
+		}
+	}
+	b := p.base
+	if p.kind == 2 {
+		b = p.base * math.Pow(p.mult, float64(n))
+	}
+	if b > p.max {
+		b = p.max
+	}
+	return p.jitterOf(b, prev, r), true
+}
+
+func (p *retryPolicy) jitterOf(b, prev float64, r *rand.Rand) float64 {
+	switch p.jitter {
+	case jitFull:
+		return b * r.Float64()
+	case jitEqual:
+		return b/2 + b/2*r.Float64()
+	case jitDecorrelated:
+		if prev < p.base {
+			prev = p.base
+		}
+		d := p.base + (3*prev-p.base)*r.Float64()
+		return math.Min(p.max, d)
+	case jitSDK:
+		return b * (1 - 0.25*r.Float64())
+	case jitAdditive:
+		return math.Min(p.max, b+p.jitterAmt*r.Float64())
+	case jitUp:
+		return b * (1 + p.jitterAmt*r.Float64())
+	}
+	return b
+}

@@ -1,0 +1,126 @@
+package model
+
+import (
+	"fmt"
+	"math"
+
+	"github.com/headroom-sim/headroom/workloads"
+)
+
+// Priority classes.
+const (
+	PriorityInteractive = "interactive"
+	PriorityBatch       = "batch"
+)
+
+// Lanes of a hosted provider.
+const (
+	LaneSync  = "sync"
+	LaneBatch = "batch"
+)
+
+// WorkloadSpec is one task class: what arrives, with which tokens, through
+// which client, to which backend.
+type WorkloadSpec struct {
+	Name     string               `toml:"name"`
+	Route    string               `toml:"route"`    // the provider that serves it
+	Key      string               `toml:"key"`      // the provider API key it uses (optional)
+	Lane     string               `toml:"lane"`     // "sync" (default) or "batch" (the provider's batch API)
+	Priority string               `toml:"priority"` // "interactive" (default) or "batch"
+	Tenant   string               `toml:"tenant"`   // label carried through to results
+	Demand   workloads.DemandSpec `toml:"demand"`
+	Tokens   workloads.TokenSpec  `toml:"tokens"`
+	Client   ClientSpec           `toml:"client"`
+	SLO      SLOSpec              `toml:"slo"`
+}
+
+// ClientSpec is the application code that calls the backend.
+type ClientSpec struct {
+	MaxConcurrency int       `toml:"max_concurrency"` // semaphore size; 0 = unlimited
+	Retry          RetrySpec `toml:"retry"`           // a preset name or a policy table
+	Pace           PaceSpec  `toml:"pace"`            // optional local pacing bucket
+}
+
+// PaceSpec is a client-side pacing bucket set under the quota: every attempt
+// waits for it before it is sent (a reservation, like x/time/rate's
+// ReserveN, so waiters are served first come, first served).
+type PaceSpec struct {
+	RequestsPerMin float64 `toml:"requests_per_min"`
+	TokensPerMin   float64 `toml:"tokens_per_min"` // charged input + max_tokens per attempt
+	Burst          float64 `toml:"burst"`          // bucket size in requests (default 1)
+	TokenBurst     float64 `toml:"token_burst"`    // bucket size in tokens (default one second of TokensPerMin)
+}
+
+// Enabled reports whether any pacing is configured.
+func (p PaceSpec) Enabled() bool { return p.RequestsPerMin > 0 || p.TokensPerMin > 0 }
+
+// SLOSpec gives the thresholds a completed request must meet to count as
+// goodput. A zero threshold is not checked.
+type SLOSpec struct {
+	TTFT workloads.Duration `toml:"ttft"`
+	TPOT workloads.Duration `toml:"tpot"`
+	E2E  workloads.Duration `toml:"e2e"`
+}
+
+func (w *WorkloadSpec) applyDefaults() {
+	if w.Lane == "" {
+		w.Lane = LaneSync
+	}
+	if w.Priority == "" {
+		w.Priority = PriorityInteractive
+	}
+	if w.Tenant == "" {
+		w.Tenant = "default"
+	}
+	w.Client.Retry.applyDefaults()
+	if w.Client.Pace.Burst == 0 {
+		w.Client.Pace.Burst = 1
+	}
+	if w.Client.Pace.TokenBurst == 0 {
+		w.Client.Pace.TokenBurst = w.Client.Pace.TokensPerMin / 60
+	}
+}
+
+// Validate checks the workload on its own; references to providers are
+// checked by Config.Validate.
+func (w *WorkloadSpec) Validate() error {
+	if w.Name == "" {
+		return &workloads.FieldError{Key: "name", Msg: "must be set"}
+	}
+	if w.Route == "" {
+		return &workloads.FieldError{Key: "route", Msg: "must name a provider"}
+	}
+	switch w.Lane {
+	case "", LaneSync, LaneBatch:
+	default:
+		return &workloads.FieldError{Key: "lane", Msg: fmt.Sprintf("must be %q or %q, got %q", LaneSync, LaneBatch, w.Lane)}
+	}
+	switch w.Priority {
+	case "", PriorityInteractive, PriorityBatch:
+	default:
+		return &workloads.FieldError{Key: "priority", Msg: fmt.Sprintf("must be %q or %q, got %q", PriorityInteractive, PriorityBatch, w.Priority)}
+	}
+	if err := w.Demand.Validate(); err != nil {
+		return workloads.Prefix("demand", err)
+	}
+	if err := w.Tokens.Validate(); err != nil {
+		return workloads.Prefix("tokens", err)
+	}
+	c := w.Client
+	if c.MaxConcurrency < 0 || c.MaxConcurrency > 10_000_000 {
+		return &workloads.FieldError{Key: "client.max_concurrency", Msg: fmt.Sprintf("must be between 0 (unlimited) and 10000000, got %d", c.MaxConcurrency)}
+	}
+	if err := c.Retry.Validate(); err != nil {
+		return workloads.Prefix("client.retry", err)
+	}
+	p := c.Pace
+	for _, f := range []struct {
+		k string
+		v float64
+	}{{"requests_per_min", p.RequestsPerMin}, {"tokens_per_min", p.TokensPerMin}, {"burst", p.Burst}, {"token_burst", p.TokenBurst}} {
+		if f.v < 0 || math.IsNaN(f.v) || math.IsInf(f.v, 0) {
+			return &workloads.FieldError{Key: "client.pace." + f.k, Msg: fmt.Sprintf("must be a finite number >= 0, got %v", f.v)}
+		}
+	}
+	return nil
+}

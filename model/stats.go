@@ -1,0 +1,145 @@
+package model
+
+import (
+	"math"
+
+	"github.com/headroom-sim/headroom/sim"
+)
+
+// groupStats accumulates one workload's measurements.
+type groupStats struct {
+	offered, completed, failed int64
+	failedBy                   [numReasons]int64
+	attempts, retries          int64
+	rejected                   [numReasons]int64
+	ttft, e2e, qwait, tpot     *sim.Sketch
+	ttftSvc                    *sim.Sketch
+	tok                        tokenTally
+	good                       int64
+	lastDone                   float64
+}
+
+type tokenTally struct {
+	input, uncached, write, read, output int64
+	costIn, costW, costR, costOut        float64
+}
+
+func newGroupStats() *groupStats {
+	return &groupStats{ttft: sim.NewSketch(), e2e: sim.NewSketch(), qwait: sim.NewSketch(), tpot: sim.NewSketch(), ttftSvc: sim.NewSketch()}
+}
+
+// merge adds o into g.
+func (g *groupStats) merge(o *groupStats) {
+	g.offered += o.offered
+	g.completed += o.completed
+	g.failed += o.failed
+	for i := range g.failedBy {
+		g.failedBy[i] += o.failedBy[i]
+		g.rejected[i] += o.rejected[i]
+	}
+	g.attempts += o.attempts
+	g.retries += o.retries
+	g.ttft.Merge(o.ttft)
+	g.e2e.Merge(o.e2e)
+	g.qwait.Merge(o.qwait)
+	g.tpot.Merge(o.tpot)
+	g.ttftSvc.Merge(o.ttftSvc)
+	g.tok.add(&o.tok)
+	g.good += o.good
+	g.lastDone = math.Max(g.lastDone, o.lastDone)
+}
+
+func (t *tokenTally) add(o *tokenTally) {
+	t.input += o.input
+	t.uncached += o.uncached
+	t.write += o.write
+	t.read += o.read
+	t.output += o.output
+	t.costIn += o.costIn
+	t.costW += o.costW
+	t.costR += o.costR
+	t.costOut += o.costOut
+}
+
+// backendStats accumulates what one backend saw, including per-limit use.
+type backendStats struct {
+	name     string
+	attempts int64
+	admitted int64
+	rejected [numReasons]int64
+	tok      tokenTally
+	scopes   []scopeStats
+}
+
+type scopeStats struct {
+	name   string
+	set    *limitSet
+	window string
+	dims   [numDims]dimStats
+}
+
+type dimStats struct {
+	rejected    int64
+	firstReject float64
+	rejPer      []int32   // refusals per interval
+	usePer      []float64 // units admitted per interval
+}
+
+func newBackendStats(name string, p *provider, nInt int) *backendStats {
+	b := &backendStats{name: name}
+	add := func(scope string, s *limitSet, window string) {
+		ss := scopeStats{name: scope, set: s, window: window}
+		for d := 0; d < numDims; d++ {
+			if s.win[d] != nil {
+				ss.dims[d] = dimStats{firstReject: -1, rejPer: make([]int32, nInt), usePer: make([]float64, nInt)}
+			}
+		}
+		b.scopes = append(b.scopes, ss)
+	}
+	add("org", p.org, p.spec.Limits.Window)
+	for i, k := range p.keys {
+		add("key:"+p.spec.Keys[i].Name, k, p.spec.Keys[i].Limits.Window)
+	}
+	return b
+}
+
+func (b *backendStats) reject(scope, dim, interval int, now float64) {
+	d := &b.scopes[scope].dims[dim]
+	d.rejected++
+	if d.firstReject < 0 {
+		d.firstReject = now
+	}
+	if interval >= 0 && interval < len(d.rejPer) {
+		d.rejPer[interval]++
+	}
+}
+
+func (b *backendStats) use(scope, interval int, c *charge) {
+	s := &b.scopes[scope]
+	for d := 0; d < numDims; d++ {
+		if s.set.win[d] != nil && interval >= 0 && interval < len(s.dims[d].usePer) {
+			s.dims[d].usePer[interval] += c.amount(d)
+		}
+	}
+}
+
+// settle records the net change in use when a request's output charge is
+// reconciled, so peak use reflects what was really consumed.
+func (b *backendStats) settle(scope, interval int, c *charge, out int) {
+	s := &b.scopes[scope]
+	o := float64(out)
+	for _, d := range [...]int{dimOTPM, dimTPM, dimTPD} {
+		if s.set.win[d] == nil || interval < 0 || interval >= len(s.dims[d].usePer) {
+			continue
+		}
+		unit := 1.0
+		if d != dimOTPM {
+			unit = c.wOut
+		}
+		delta := o * unit
+		if c.reserve {
+			delta = (o - c.outRes) * unit
+		}
+		s.dims[d].usePer[interval] += delta
+	}
+}

@@ -1,0 +1,52 @@
+package report
+
+import (
+	"encoding/json"
+	"io"
+
+	"github.com/headroom-sim/headroom/model"
+)
+
+// Schema names the JSON layout; it changes when a field changes meaning or
+// goes away (adding fields keeps it).
+const Schema = "headroom/results/v1"
+
+// Document is everything one command produced: the scenario it ran and one
+// Results per variant (the base first).
+type Document struct {
+	Schema    string           `json:"schema"`
+	Generator string           `json:"generator"`
+	Scenario  ScenarioInfo     `json:"scenario"`
+	Variants  []*model.Results `json:"variants"`
+}
+
+// ScenarioInfo identifies the scenario that was run.
+type ScenarioInfo struct {
+	Name        string   `json:"name"`
+	Description string   `json:"description,omitempty"`
+	File        string   `json:"file"`
+	Overrides   []string `json:"overrides,omitempty"`
+}
+
+// NewDocument wraps results in the current schema.
+func NewDocument(generator string, info ScenarioInfo, variants []*model.Results) *Document {
+	return &Document{Schema: Schema, Generator: generator, Scenario: info, Variants: variants}
+}
+
+// WriteJSON writes the document as indented JSON. The output is a pure
+// function of the document: map keys are sorted and no clock time is
+// included, so the same scenario and seed give byte-identical files.
+func WriteJSON(w io.Writer, d *Document) error {
+	enc := json.NewEncoder(w)
+	enc.SetIndent("", "  ")
+	return enc.Encode(d)
+}
+
+// ReadJSON reads a document written by WriteJSON.
+func ReadJSON(r io.Reader) (*Document, error) {
+	var d Document
+	if err := json.NewDecoder(r).Decode(&d); err != nil {
+		return nil, err
+	}
+	return &d, nil
+}

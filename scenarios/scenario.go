@@ -1,0 +1,259 @@
+package scenarios
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"io"
+	"strings"
+
+	"github.com/headroom-sim/headroom/model"
+	"github.com/headroom-sim/headroom/workloads"
+)
+
+// MaxFileSize bounds a scenario file.
+const MaxFileSize = 8 << 20
+
+// Scenario is one TOML scenario file: the base system plus its variants.
+type Scenario struct {
+	Name        string                `toml:"name"`
+	Description string                `toml:"description"`
+	Seed        uint64                `toml:"seed"`
+	Duration    workloads.Duration    `toml:"duration"`
+	Interval    workloads.Duration    `toml:"interval"`
+	Start       string                `toml:"start"`
+	Workloads   []model.WorkloadSpec  `toml:"workload"`
+	Providers   []model.ProviderSpec  `toml:"provider"`
+	Variants    []Variant             `toml:"variant"`
+
+	file string
+	src  []byte
+	ix   *LineIndex
+}
+
+// Variant is a named set of overrides of the base scenario, addressed by key
+// path: set = { "provider.sonnet.limits.rpm" = 8000 }.
+type Variant struct {
+	Name        string         `toml:"name"`
+	Description string         `toml:"description"`
+	Set         map[string]any `toml:"set"`
+}
+
+// Override is one key-path assignment (from --set or a variant).
+type Override struct {
+	Path  string
+	Value any
+}
+
+// File is the name the scenario was loaded from.
+func (s *Scenario) File() string { return s.file }
+
+// Source is the scenario's TOML text.
+func (s *Scenario) Source() []byte { return s.src }
+
+// Load reads, decodes strictly and validates a scenario. name is used in
+// error messages (a file path or "example:NAME").
+func Load(r io.Reader, name string) (*Scenario, error) {
+	src, err := io.ReadAll(io.LimitReader(r, MaxFileSize+1))
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", name, err)
+	}
+	if len(src) > MaxFileSize {
+		return nil, &Error{File: name, Msg: fmt.Sprintf("file larger than %d MiB", MaxFileSize>>20)}
+	}
+	s, err := decode(name, src)
+	if err != nil {
+		return nil, err
+	}
+	if err := s.validate(); err != nil {
+		return nil, err
+	}
+	for i, v := range s.Variants {
+		if _, err := s.variantConfig(i, nil); err != nil {
+			return nil, err
+		}
+		_ = v
+	}
+	return s, nil
+}
+
+func decode(name string, src []byte) (*Scenario, error) {
+	s := &Scenario{}
+	ix, err := DecodeStrict(name, src, s)
+	if err != nil {
+		return nil, err
+	}
+	s.file, s.src, s.ix = name, src, ix
+	return s, nil
+}
+
+// defaults for the scenario's top-level keys.
+const (
+	defaultSeed     = 1
+	defaultDuration = 86400
+	defaultInterval = 60
+)
+
+// Config turns the scenario (with overrides applied in order) into a
+// complete model configuration for the base system.
+func (s *Scenario) Config(overrides []Override) (model.Config, error) {
+	c, err := s.clone()
+	if err != nil {
+		return model.Config{}, err
+	}
+	if err := c.apply(overrides, "--set"); err != nil {
+		return model.Config{}, err
+	}
+	return c.config("")
+}
+
+// Configs returns the base configuration followed by one per variant, each
+// with the command-line overrides applied first and the variant's after.
+func (s *Scenario) Configs(overrides []Override) ([]model.Config, error) {
+	base, err := s.Config(overrides)
+	if err != nil {
+		return nil, err
+	}
+	out := []model.Config{base}
+	for i := range s.Variants {
+		c, err := s.variantConfig(i, overrides)
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, c)
+	}
+	return out, nil
+}
+
+func (s *Scenario) variantConfig(i int, overrides []Override) (model.Config, error) {
+	v := s.Variants[i]
+	c, err := s.clone()
+	if err != nil {
+		return model.Config{}, err
+	}
+	if err := c.apply(overrides, "--set"); err != nil {
+		return model.Config{}, err
+	}
+	var ov []Override
+	for _, k := range variantKeys(v.Set) {
+		ov = append(ov, Override{Path: k, Value: v.Set[k]})
+	}
+	where := fmt.Sprintf("variant[%d].set", i)
+	if err := c.apply(ov, where); err != nil {
+		return model.Config{}, err
+	}
+	name := v.Name
+	if name == "" {
+		name = fmt.Sprintf("variant %d", i+1)
+	}
+	return c.config(name)
+}
+
+// clone re-decodes the source so overrides never touch the original.
+func (s *Scenario) clone() (*Scenario, error) {
+	return decode(s.file, s.src)
+}
+
+// apply assigns overrides; errors point at where the override came from.
+func (s *Scenario) apply(ov []Override, where string) error {
+	for _, o := range ov {
+		if strings.HasPrefix(o.Path, "variant") {
+			return &Error{File: s.file, Key: where, Msg: fmt.Sprintf("%q: variants cannot be overridden", o.Path)}
+		}
+		if err := Set(s, o.Path, o.Value); err != nil {
+			line := 0
+			if where != "--set" {
+				line = s.ix.Line(where)
+			}
+			return &Error{File: s.file, Line: line, Key: where, Msg: fmt.Sprintf("%s: %v", o.Path, err)}
+		}
+	}
+	return nil
+}
+
+// config validates the (possibly overridden) scenario and builds a Config.
+func (s *Scenario) config(variant string) (model.Config, error) {
+	if err := s.validate(); err != nil {
+		if variant != "" {
+			return model.Config{}, fmt.Errorf("variant %q: %w", variant, err)
+		}
+		return model.Config{}, err
+	}
+	c := model.Config{Name: s.Name, Variant: variant, Seed: s.Seed, Duration: float64(s.Duration), Interval: float64(s.Interval),
+		Workloads: s.Workloads, Providers: s.Providers}
+	if c.Name == "" {
+		c.Name = strings.TrimSuffix(s.file, ".toml")
+	}
+	if c.Seed == 0 {
+		c.Seed = defaultSeed
+	}
+	if c.Duration == 0 {
+		c.Duration = defaultDuration
+	}
+	if c.Interval == 0 {
+		c.Interval = defaultInterval
+	}
+	if s.Start != "" {
+		c.StartClock, _ = workloads.ParseClock(s.Start)
+	}
+	c.ApplyDefaults()
+	return c, nil
+}
+
+// validate checks the scenario and reports the first problem located in
+// the file.
+func (s *Scenario) validate() error {
+	if s.Start != "" {
+		if _, err := workloads.ParseClock(s.Start); err != nil {
+			return s.locate("start", err.Error())
+		}
+	}
+	c := model.Config{Duration: float64(s.Duration), Interval: float64(s.Interval), Workloads: s.Workloads, Providers: s.Providers}
+	if c.Duration == 0 {
+		c.Duration = defaultDuration
+	}
+	if c.Interval == 0 {
+		c.Interval = defaultInterval
+	}
+	names := map[string]bool{}
+	for i, v := range s.Variants {
+		if v.Name != "" && names[v.Name] {
+			return s.locate(fmt.Sprintf("variant[%d].name", i), fmt.Sprintf("duplicate variant name %q", v.Name))
+		}
+		names[v.Name] = true
+	}
+	// Validate on a copy with defaults applied, as the model will see it.
+	c.Workloads = append([]model.WorkloadSpec(nil), c.Workloads...)
+	c.Providers = append([]model.ProviderSpec(nil), c.Providers...)
+	c.ApplyDefaults()
+	if err := c.Validate(); err != nil {
+		var fe *workloads.FieldError
+		if errors.As(err, &fe) {
+			return s.locate(fe.Key, fe.Msg)
+		}
+		return &Error{File: s.file, Msg: err.Error()}
+	}
+	return nil
+}
+
+func (s *Scenario) locate(path, msg string) error {
+	return Locate(s.file, s.ix, s, path, msg)
+}
+
+func variantKeys(m map[string]any) []string {
+	keys := make([]string, 0, len(m))
+	for k := range m {
+		keys = append(keys, k)
+	}
+	for i := 1; i < len(keys); i++ {
+		for j := i; j > 0 && keys[j] < keys[j-1]; j-- {
+			keys[j], keys[j-1] = keys[j-1], keys[j]
+		}
+	}
+	return keys
+}
+
+// LoadBytes is Load for an in-memory source.
+func LoadBytes(src []byte, name string) (*Scenario, error) {
+	return Load(bytes.NewReader(src), name)
+}

@@ -1,0 +1,76 @@
+package sim
+
+import (
+	"context"
+	"errors"
+	"math"
+)
+
+// Handler receives events in time order. It may schedule further events on
+// the engine it was given.
+type Handler interface {
+	Handle(e Event)
+}
+
+// ErrInterrupted is returned by Run when its context was cancelled before
+// the horizon was reached.
+var ErrInterrupted = errors.New("simulation interrupted")
+
+// Engine is a discrete-event clock and queue. The zero value is ready to
+// use; it is not safe for concurrent use (run one engine per goroutine).
+type Engine struct {
+	now    float64
+	queue  Queue
+	events uint64
+}
+
+// Now is the current simulated time in seconds.
+func (e *Engine) Now() float64 { return e.now }
+
+// Events is the number of events handled so far.
+func (e *Engine) Events() uint64 { return e.events }
+
+// Pending is the number of events still scheduled.
+func (e *Engine) Pending() int { return e.queue.Len() }
+
+// Schedule adds an event at absolute time t. A time in the past is treated
+// as now, so causality is never violated.
+func (e *Engine) Schedule(t float64, kind uint16, obj int32, gen uint32) {
+	if t < e.now || math.IsNaN(t) {
+		t = e.now
+	}
+	e.queue.Push(Event{Time: t, Kind: kind, Obj: obj, Gen: gen})
+}
+
+// After schedules an event d seconds from now.
+func (e *Engine) After(d float64, kind uint16, obj int32, gen uint32) {
+	e.Schedule(e.now+d, kind, obj, gen)
+}
+
+// checkEvery is how many events pass between looks at the context.
+const checkEvery = 1 << 14
+
+// Run handles events in order until the queue is empty or the next event is
+// later than until; the clock then stands at until (or at the last event if
+// the queue emptied first and that was earlier). It returns ErrInterrupted
+// if ctx is cancelled first.
+func (e *Engine) Run(ctx context.Context, until float64, h Handler) error {
+	var n uint64
+	for {
+		next, ok := e.queue.Peek()
+		if !ok || next.Time > until {
+			if until > e.now && !math.IsInf(until, 1) {
+				e.now = until
+			}
+			return nil
+		}
+		e.queue.Pop()
+		e.now = next.Time
+		e.events++
+		h.Handle(next)
+		n++
+		if n%checkEvery == 0 && ctx.Err() != nil {
+			return ErrInterrupted
+		}
+	}
+}

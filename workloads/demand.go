@@ -1,0 +1,290 @@
+package workloads
+
+import (
+	"fmt"
+	"math"
+	"strconv"
+	"strings"
+)
+
+// Limits on demand sizes, far beyond anything real, so that a typo cannot
+// make a simulation run out of memory or time.
+const (
+	maxCurvePoints = 1_000_000
+	maxUsers       = 10_000_000
+	maxJobCount    = 100_000_000
+)
+
+// Rate units accepted in DemandSpec.Unit.
+const (
+	UnitPerSecond = "requests/s"
+	UnitPerMinute = "requests/min"
+	UnitPerHour   = "requests/hour"
+)
+
+// Curve shapes accepted in DemandSpec.Shape.
+const (
+	ShapeStep   = "step"
+	ShapeLinear = "linear"
+)
+
+// DemandSpec is what arrives for one workload. Exactly one mode is given:
+//
+//   - Rate: a constant open-loop rate;
+//   - Hourly: one rate per hour starting at clock time From;
+//   - Curve: one rate per Every starting at clock time From;
+//   - Users: a closed loop of users who each think (Think), send a request,
+//     wait for the answer, and repeat;
+//   - Count: a one-off job of Count requests all issued at time At.
+//
+// Open-loop rates are in Unit. Hourly and Curve points are joined by Shape
+// and may Repeat; Arrivals sets how bursty open-loop arrivals are.
+type DemandSpec struct {
+	Unit     string      `toml:"unit"`     // "requests/s", "requests/min" (default) or "requests/hour"; applies to Rate, Hourly and Curve
+	Rate     float64     `toml:"rate"`     // constant rate
+	Hourly   []float64   `toml:"hourly"`   // one value per hour starting at From
+	Curve    []float64   `toml:"curve"`    // one value per Every starting at From
+	Every    Duration    `toml:"every"`    // spacing of Curve points (required with Curve), e.g. "1m", "15m"
+	From     string      `toml:"from"`     // clock time of the first point, "HH:MM"; default "00:00"
+	Shape    string      `toml:"shape"`    // "step" (default) or "linear": linear interpolation between consecutive points, the last point holding for one spacing
+	Repeat   bool        `toml:"repeat"`   // repeat the points with period len·spacing (24 hourly points = daily)
+	Arrivals ArrivalSpec `toml:"arrivals"` // open-loop arrival process; default poisson
+	Users    int         `toml:"users"`    // closed loop: number of users
+	Think    Dist        `toml:"think"`    // closed loop: think time in seconds (required with Users)
+	Count    int         `toml:"count"`    // job: number of requests, all issued at At
+	At       Duration    `toml:"at"`       // job: when the requests are issued, seconds after t = 0
+}
+
+// Closed reports whether the demand is a closed loop of users.
+func (d *DemandSpec) Closed() bool { return d.Users > 0 }
+
+// IsJob reports whether the demand is a one-off job of Count requests.
+func (d *DemandSpec) IsJob() bool { return d.Count > 0 }
+
+// modes lists the demand modes that are set, by TOML key.
+func (d *DemandSpec) modes() []string {
+	var set []string
+	if d.Rate != 0 {
+		set = append(set, "rate")
+	}
+	if len(d.Hourly) > 0 {
+		set = append(set, "hourly")
+	}
+	if len(d.Curve) > 0 {
+		set = append(set, "curve")
+	}
+	if d.Users != 0 {
+		set = append(set, "users")
+	}
+	if d.Count != 0 {
+		set = append(set, "count")
+	}
+	return set
+}
+
+// unitSeconds returns the length in seconds of the unit's time base.
+func unitSeconds(unit string) (float64, bool) {
+	switch unit {
+	case UnitPerSecond:
+		return 1, true
+	case "", UnitPerMinute:
+		return 60, true
+	case UnitPerHour:
+		return 3600, true
+	}
+	return 0, false
+}
+
+// Validate checks that exactly one mode is given and that its values are
+// sensible. Errors are *FieldError values keyed by TOML key relative to
+// the demand table ("hourly[3]", "think.p95", "users").
+func (d *DemandSpec) Validate() error {
+	set := d.modes()
+	switch len(set) {
+	case 0:
+		return &FieldError{Msg: "no demand given; set exactly one of rate, hourly, curve, users, count"}
+	case 1:
+	default:
+		return fieldErrorf(set[1], "cannot be combined with %s; set exactly one of rate, hourly, curve, users, count (got %s)", set[0], strings.Join(set, ", "))
+	}
+	mode := set[0]
+	open := mode == "rate" || mode == "hourly" || mode == "curve"
+	points := mode == "hourly" || mode == "curve"
+
+	// Keys that belong to other modes must not be set.
+	notFor := func(key string) error {
+		return fieldErrorf(key, "does not apply to %s demand", mode)
+	}
+	if !open {
+		if d.Unit != "" {
+			return notFor("unit")
+		}
+		if d.Arrivals != (ArrivalSpec{}) {
+			return notFor("arrivals")
+		}
+	}
+	if !points {
+		switch {
+		case d.From != "":
+			return notFor("from")
+		case d.Shape != "":
+			return notFor("shape")
+		case d.Repeat:
+			return notFor("repeat")
+		}
+	}
+	if mode != "curve" && d.Every != 0 {
+		if mode == "hourly" {
+			return fieldErrorf("every", "does not apply to hourly demand (its points are 1h apart); use curve with every for other spacings")
+		}
+		return notFor("every")
+	}
+	if mode != "users" && !d.Think.IsZero() {
+		return notFor("think")
+	}
+	if mode != "count" && d.At != 0 {
+		return notFor("at")
+	}
+
+	if open {
+		if _, ok := unitSeconds(d.Unit); !ok {
+			return fieldErrorf("unit", "unknown unit %q; allowed: requests/s, requests/min, requests/hour", d.Unit)
+		}
+		if err := d.Arrivals.Validate(); err != nil {
+			return Prefix("arrivals", err)
+		}
+	}
+	if points {
+		switch d.Shape {
+		case "", ShapeStep, ShapeLinear:
+		default:
+			return fieldErrorf("shape", "unknown shape %q; allowed: step, linear", d.Shape)
+		}
+		if d.From != "" {
+			if _, err := ParseClock(d.From); err != nil {
+				return &FieldError{Key: "from", Msg: err.Error()}
+			}
+		}
+	}
+
+	switch mode {
+	case "rate":
+		if math.IsNaN(d.Rate) || math.IsInf(d.Rate, 0) || d.Rate < 0 {
+			return fieldErrorf("rate", "must be a finite number >= 0, got %v", d.Rate)
+		}
+	case "hourly":
+		return validatePoints("hourly", d.Hourly)
+	case "curve":
+		if err := validatePoints("curve", d.Curve); err != nil {
+			return err
+		}
+		every := float64(d.Every)
+		if every == 0 {
+			return fieldErrorf("every", "missing; curve needs the spacing of its points, e.g. every = \"15m\"")
+		}
+		if math.IsNaN(every) || math.IsInf(every, 0) || every < 0 {
+			return fieldErrorf("every", "must be a finite duration > 0, got %v", every)
+		}
+		if math.IsInf(every*float64(len(d.Curve)), 0) {
+			return fieldErrorf("every", "curve of %d points %v apart is too long", len(d.Curve), d.Every)
+		}
+	case "users":
+		if d.Users < 0 {
+			return fieldErrorf("users", "must be > 0, got %d", d.Users)
+		}
+		if d.Users > maxUsers {
+			return fieldErrorf("users", "must be <= %d, got %d", maxUsers, d.Users)
+		}
+		if d.Think.IsZero() {
+			return fieldErrorf("think", "missing; users need a think time between an answer and their next request, e.g. think = \"30s\" or { dist = \"exponential\", mean = \"30s\" }")
+		}
+		if err := d.Think.Validate(); err != nil {
+			return Prefix("think", err)
+		}
+	case "count":
+		if d.Count < 0 {
+			return fieldErrorf("count", "must be > 0, got %d", d.Count)
+		}
+		if d.Count > maxJobCount {
+			return fieldErrorf("count", "must be <= %d, got %d", maxJobCount, d.Count)
+		}
+		if at := float64(d.At); math.IsNaN(at) || math.IsInf(at, 0) || at < 0 {
+			return fieldErrorf("at", "must be a finite duration >= 0, got %v", at)
+		}
+	}
+	return nil
+}
+
+// validatePoints checks the points of an hourly or curve demand.
+func validatePoints(key string, points []float64) error {
+	if len(points) > maxCurvePoints {
+		return fieldErrorf(key, "has %d points; at most %d allowed", len(points), maxCurvePoints)
+	}
+	anyPositive := false
+	for i, v := range points {
+		if math.IsNaN(v) || math.IsInf(v, 0) || v < 0 {
+			return fieldErrorf(key+"["+strconv.Itoa(i)+"]", "must be a finite number >= 0, got %v", v)
+		}
+		if v > 0 {
+			anyPositive = true
+		}
+	}
+	if !anyPositive {
+		return fieldErrorf(key, "all %d points are zero; nothing would arrive", len(points))
+	}
+	return nil
+}
+
+// BuildCurve returns the open-loop rate curve in requests per second over
+// simulated time t, where t = 0 is clock time startClock seconds after
+// midnight of day 0. Rate mode gives a constant.
+//
+// Hourly and curve points are anchored at clock time From on day 0: the
+// curve's position at simulated time t is startClock + t − From, with days
+// counting forward, so t may span many days. Consequently:
+//
+//   - From later than startClock: the curve starts From − startClock seconds
+//     into the simulation;
+//   - From earlier than startClock: the curve started before t = 0, and its
+//     points before startClock are in the past;
+//   - without Repeat the rate is 0 before the first point and after the
+//     last point's spacing ends;
+//   - with Repeat the points form a periodic pattern with period
+//     len·spacing, anchored at From and extending both ways, so 24 hourly
+//     points from "08:00" give the same daily profile at any start clock
+//     (before 08:00 on day 0 the rate is that of the previous day's cycle).
+//
+// It returns an error for invalid or closed-loop/job demand, or a
+// startClock that is not finite and >= 0.
+func (d *DemandSpec) BuildCurve(startClock float64) (*Curve, error) {
+	if err := d.Validate(); err != nil {
+		return nil, err
+	}
+	if math.IsNaN(startClock) || math.IsInf(startClock, 0) || startClock < 0 {
+		return nil, fmt.Errorf("start clock must be a finite number of seconds >= 0, got %v", startClock)
+	}
+	if d.Closed() || d.IsJob() {
+		return nil, fmt.Errorf("demand is a closed loop or a job; it has no rate curve")
+	}
+	unit, _ := unitSeconds(d.Unit)
+	if d.Rate != 0 || (len(d.Hourly) == 0 && len(d.Curve) == 0) {
+		return Constant(d.Rate / unit), nil
+	}
+	points, spacing := d.Hourly, 3600.0
+	if len(d.Curve) > 0 {
+		points, spacing = d.Curve, float64(d.Every)
+	}
+	from := 0.0
+	if d.From != "" {
+		from, _ = ParseClock(d.From) // checked by Validate
+	}
+	perSecond := make([]float64, len(points))
+	for i, v := range points {
+		perSecond[i] = v / unit
+	}
+	c, err := newCurve(perSecond, spacing, d.Shape == ShapeLinear, d.Repeat, startClock-from)
+	if err != nil {
+		return nil, fmt.Errorf("building demand curve: %w", err)
+	}
+	return c, nil
+}

@@ -1,0 +1,426 @@
+package workloads
+
+import (
+	"fmt"
+	"math"
+	"math/rand/v2"
+	"strconv"
+	"strings"
+
+	"gonum.org/v1/gonum/stat/distuv"
+)
+
+// Distribution kinds accepted in Dist.Kind.
+const (
+	KindFixed       = "fixed"
+	KindUniform     = "uniform"
+	KindExponential = "exponential"
+	KindLogNormal   = "lognormal"
+	KindGamma       = "gamma"
+	KindEmpirical   = "empirical"
+)
+
+// z95 is the standard normal 95th percentile, Φ⁻¹(0.95).
+const z95 = 1.6448536269514722
+
+// maxEmpiricalValues bounds an empirical histogram's length.
+const maxEmpiricalValues = 1_000_000
+
+// distKinds lists the kinds for error messages.
+const distKinds = "fixed, uniform, exponential, lognormal, gamma, empirical"
+
+// Dist is a distribution of a non-negative quantity (token counts or
+// seconds). Kind selects which of the other fields apply:
+//
+//	fixed        Value
+//	uniform      Min, Max
+//	exponential  Mean
+//	lognormal    Median and P95, or Mean and CV
+//	gamma        Mean, CV
+//	empirical    Values, optional Weights (default equal)
+//
+// The zero Dist (Kind "") means "not set". In TOML a Dist is a number, a
+// duration string ("30s", in seconds) or a table such as
+// { dist = "lognormal", median = 1200, p95 = 4000 }; see UnmarshalTOML.
+type Dist struct {
+	Kind    string    // "fixed", "uniform", "exponential", "lognormal", "gamma", "empirical"
+	Value   float64   // fixed
+	Min     float64   // uniform
+	Max     float64   // uniform
+	Mean    float64   // exponential; lognormal given mean+cv; gamma
+	CV      float64   // lognormal (with mean); gamma
+	Median  float64   // lognormal given median+p95
+	P95     float64   // lognormal given median+p95
+	Values  []float64 // empirical: the values
+	Weights []float64 // empirical: relative weights, same length as Values; empty means equal
+}
+
+// Fixed returns the distribution that is always v.
+func Fixed(v float64) Dist { return Dist{Kind: KindFixed, Value: v} }
+
+// IsZero reports whether the distribution is not set (Kind == "").
+func (d Dist) IsZero() bool { return d.Kind == "" }
+
+// distField is one scalar field of a Dist, by its TOML key.
+type distField struct {
+	key string
+	get func(*Dist) *float64
+}
+
+// distScalars lists Dist's scalar fields in TOML key order.
+func distScalars() [7]distField {
+	return [7]distField{
+		{"value", func(d *Dist) *float64 { return &d.Value }},
+		{"min", func(d *Dist) *float64 { return &d.Min }},
+		{"max", func(d *Dist) *float64 { return &d.Max }},
+		{"mean", func(d *Dist) *float64 { return &d.Mean }},
+		{"cv", func(d *Dist) *float64 { return &d.CV }},
+		{"median", func(d *Dist) *float64 { return &d.Median }},
+		{"p95", func(d *Dist) *float64 { return &d.P95 }},
+	}
+}
+
+// kindKeys returns the keys a kind takes, for "does not apply" checks and
+// messages. ok is false for an unknown kind.
+func kindKeys(kind string) (keys []string, ok bool) {
+	switch kind {
+	case KindFixed:
+		return []string{"value"}, true
+	case KindUniform:
+		return []string{"min", "max"}, true
+	case KindExponential:
+		return []string{"mean"}, true
+	case KindLogNormal:
+		return []string{"median", "p95", "mean", "cv"}, true
+	case KindGamma:
+		return []string{"mean", "cv"}, true
+	case KindEmpirical:
+		return []string{"values", "weights"}, true
+	}
+	return nil, false
+}
+
+// kindTakes describes what a kind takes, for error messages.
+func kindTakes(kind string) string {
+	switch kind {
+	case KindFixed:
+		return "fixed takes value"
+	case KindUniform:
+		return "uniform takes min and max"
+	case KindExponential:
+		return "exponential takes mean"
+	case KindLogNormal:
+		return "lognormal takes median and p95, or mean and cv"
+	case KindGamma:
+		return "gamma takes mean and cv"
+	case KindEmpirical:
+		return "empirical takes values and optional weights"
+	}
+	return "dist must be one of " + distKinds
+}
+
+// Validate checks that the distribution is fully and consistently given.
+// Errors are *FieldError values keyed by the TOML key at fault ("p95",
+// "weights[2]"); an unset Dist is reported with an empty key.
+func (d Dist) Validate() error {
+	keys, ok := kindKeys(d.Kind)
+	if d.Kind == "" {
+		return &FieldError{Msg: "distribution not set; give a number, a duration, or a table with dist = one of " + distKinds}
+	}
+	if !ok {
+		return fieldErrorf("dist", "unknown distribution %q; allowed: %s", d.Kind, distKinds)
+	}
+	// Fields that do not belong to this kind must be unset, so that a
+	// stray cv on an exponential is not silently ignored.
+	for _, f := range distScalars() {
+		v := *f.get(&d)
+		if v != 0 && !contains(keys, f.key) {
+			return fieldErrorf(f.key, "does not apply to the %s distribution (%s)", d.Kind, kindTakes(d.Kind))
+		}
+		if math.IsNaN(v) || math.IsInf(v, 0) {
+			return fieldErrorf(f.key, "must be a finite number, got %v", v)
+		}
+	}
+	if d.Kind != KindEmpirical {
+		if len(d.Values) > 0 {
+			return fieldErrorf("values", "does not apply to the %s distribution (%s)", d.Kind, kindTakes(d.Kind))
+		}
+		if len(d.Weights) > 0 {
+			return fieldErrorf("weights", "does not apply to the %s distribution (%s)", d.Kind, kindTakes(d.Kind))
+		}
+	}
+	switch d.Kind {
+	case KindFixed:
+		if d.Value < 0 {
+			return fieldErrorf("value", "must be >= 0, got %v", d.Value)
+		}
+	case KindUniform:
+		if d.Min < 0 {
+			return fieldErrorf("min", "must be >= 0, got %v", d.Min)
+		}
+		if d.Max < d.Min {
+			return fieldErrorf("max", "must be >= min (%v), got %v", d.Min, d.Max)
+		}
+	case KindExponential:
+		if d.Mean <= 0 {
+			return fieldErrorf("mean", "must be > 0, got %v (exponential takes mean)", d.Mean)
+		}
+	case KindLogNormal:
+		byMedian := d.Median != 0 || d.P95 != 0
+		byMean := d.Mean != 0 || d.CV != 0
+		switch {
+		case byMedian && byMean:
+			key := "mean"
+			if d.Mean == 0 {
+				key = "cv"
+			}
+			return fieldErrorf(key, "cannot be combined with median/p95; lognormal takes median and p95, or mean and cv")
+		case byMedian:
+			if d.Median <= 0 {
+				return fieldErrorf("median", "must be > 0, got %v (lognormal takes median and p95)", d.Median)
+			}
+			if d.P95 <= d.Median {
+				return fieldErrorf("p95", "must be > median (%v), got %v (lognormal takes median and p95)", d.Median, d.P95)
+			}
+		case byMean:
+			if err := positiveMeanCV(d, "lognormal"); err != nil {
+				return err
+			}
+		default:
+			return fieldErrorf("median", "missing; lognormal takes median and p95, or mean and cv")
+		}
+		if !(d.MeanValue() < math.MaxFloat64) {
+			return &FieldError{Msg: "lognormal is too wide: its mean overflows"}
+		}
+	case KindGamma:
+		if err := positiveMeanCV(d, "gamma"); err != nil {
+			return err
+		}
+		// Shape 1/cv² must stay a normal positive number for the sampler.
+		if k := 1 / (d.CV * d.CV); !(k >= 1e-300 && k <= 1e300) || !(d.Mean*d.CV*d.CV < math.MaxFloat64) {
+			return fieldErrorf("cv", "is out of range, got %v", d.CV)
+		}
+	case KindEmpirical:
+		if len(d.Values) == 0 {
+			return fieldErrorf("values", "missing; empirical takes values and optional weights")
+		}
+		if len(d.Values) > maxEmpiricalValues {
+			return fieldErrorf("values", "has %d entries; at most %d allowed", len(d.Values), maxEmpiricalValues)
+		}
+		for i, v := range d.Values {
+			if math.IsNaN(v) || math.IsInf(v, 0) || v < 0 {
+				return fieldErrorf("values["+strconv.Itoa(i)+"]", "must be a finite number >= 0, got %v", v)
+			}
+		}
+		if len(d.Weights) == 0 {
+			break
+		}
+		if len(d.Weights) != len(d.Values) {
+			return fieldErrorf("weights", "has %d entries but values has %d; give one weight per value or none", len(d.Weights), len(d.Values))
+		}
+		total := 0.0
+		for i, w := range d.Weights {
+			if math.IsNaN(w) || math.IsInf(w, 0) || w < 0 {
+				return fieldErrorf("weights["+strconv.Itoa(i)+"]", "must be a finite number >= 0, got %v", w)
+			}
+			total += w
+		}
+		if total <= 0 {
+			return fieldErrorf("weights", "are all zero; at least one must be > 0")
+		}
+		if math.IsInf(total, 0) {
+			return fieldErrorf("weights", "sum overflows")
+		}
+	}
+	return nil
+}
+
+// positiveMeanCV checks the mean and cv of a lognormal or gamma.
+func positiveMeanCV(d Dist, kind string) error {
+	if d.Mean <= 0 {
+		return fieldErrorf("mean", "must be > 0, got %v (%s)", d.Mean, kindTakes(kind))
+	}
+	if d.CV <= 0 {
+		return fieldErrorf("cv", "must be > 0, got %v (%s)", d.CV, kindTakes(kind))
+	}
+	return nil
+}
+
+// logNormalParams returns (mu, sigma) of the underlying normal: from median
+// and p95, mu = ln median and sigma = (ln p95 − mu)/Φ⁻¹(0.95); from mean and
+// cv, sigma² = ln(1+cv²) and mu = ln mean − sigma²/2.
+func (d Dist) logNormalParams() (mu, sigma float64) {
+	if d.Median != 0 || d.P95 != 0 {
+		mu = math.Log(d.Median)
+		return mu, (math.Log(d.P95) - mu) / z95
+	}
+	s2 := math.Log1p(d.CV * d.CV)
+	return math.Log(d.Mean) - s2/2, math.Sqrt(s2)
+}
+
+// MeanValue returns the distribution's analytic mean (0 for an unset or
+// unknown kind).
+func (d Dist) MeanValue() float64 {
+	switch d.Kind {
+	case KindFixed:
+		return d.Value
+	case KindUniform:
+		return d.Min + (d.Max-d.Min)/2
+	case KindExponential, KindGamma:
+		return d.Mean
+	case KindLogNormal:
+		if d.Median == 0 && d.P95 == 0 {
+			return d.Mean
+		}
+		mu, sigma := d.logNormalParams()
+		return math.Exp(mu + sigma*sigma/2)
+	case KindEmpirical:
+		if len(d.Values) == 0 {
+			return 0
+		}
+		if len(d.Weights) != len(d.Values) {
+			sum := 0.0
+			for _, v := range d.Values {
+				sum += v
+			}
+			return sum / float64(len(d.Values))
+		}
+		sum, total := 0.0, 0.0
+		for i, v := range d.Values {
+			sum += v * d.Weights[i]
+			total += d.Weights[i]
+		}
+		if total <= 0 {
+			return 0
+		}
+		return sum / total
+	}
+	return 0
+}
+
+// Sample draws one value using only r. It does not allocate. It assumes
+// Validate passed; on an invalid Dist it returns some value rather than
+// panicking (0 for an unset or unknown kind).
+//
+// Lognormal and gamma variates come from gonum's distuv, which accepts a
+// math/rand/v2 source (a *rand.Rand is one) and samples without
+// allocating. Its gamma sampler uses Marsaglia–Tsang for shape >= 0.2 and
+// Liu–Martin–Syring below, which stays accurate for the very small shapes
+// (cv > 2.2) that bursty workloads produce.
+//
+// Empirical sampling scans the weights linearly (two passes when weights
+// are given, O(1) when they are equal), so nothing is precomputed and a
+// Dist stays a plain value.
+func (d Dist) Sample(r *rand.Rand) float64 {
+	switch d.Kind {
+	case KindFixed:
+		return d.Value
+	case KindUniform:
+		return d.Min + (d.Max-d.Min)*r.Float64()
+	case KindExponential:
+		return d.Mean * r.ExpFloat64()
+	case KindLogNormal:
+		mu, sigma := d.logNormalParams()
+		if !(sigma >= 0) {
+			return d.MeanValue()
+		}
+		return distuv.LogNormal{Mu: mu, Sigma: sigma, Src: r}.Rand()
+	case KindGamma:
+		k := 1 / (d.CV * d.CV)
+		rate := k / d.Mean // 1/scale, scale = mean·cv²
+		if !(k > 0) || !(rate > 0) || math.IsInf(k, 1) {
+			return math.Max(d.Mean, 0)
+		}
+		return distuv.Gamma{Alpha: k, Beta: rate, Src: r}.Rand()
+	case KindEmpirical:
+		return d.sampleEmpirical(r)
+	}
+	return 0
+}
+
+// sampleEmpirical picks a value with probability proportional to its
+// weight: the first index whose running weight sum exceeds u·total.
+func (d Dist) sampleEmpirical(r *rand.Rand) float64 {
+	n := len(d.Values)
+	if n == 0 {
+		return 0
+	}
+	if len(d.Weights) != n {
+		return d.Values[r.IntN(n)]
+	}
+	total := 0.0
+	for _, w := range d.Weights {
+		total += w
+	}
+	if !(total > 0) {
+		return d.Values[r.IntN(n)]
+	}
+	x := r.Float64() * total
+	sum := 0.0
+	last := 0
+	for i, w := range d.Weights {
+		if w <= 0 {
+			continue
+		}
+		sum += w
+		last = i
+		if x < sum {
+			return d.Values[i]
+		}
+	}
+	// Only reachable through rounding (x within an ulp of total).
+	return d.Values[last]
+}
+
+// String describes the distribution briefly, e.g. "lognormal(median=1200,
+// p95=4000)" or "fixed(3)".
+func (d Dist) String() string {
+	g := func(v float64) string { return strconv.FormatFloat(v, 'g', -1, 64) }
+	switch d.Kind {
+	case "":
+		return "unset"
+	case KindFixed:
+		return "fixed(" + g(d.Value) + ")"
+	case KindUniform:
+		return "uniform(" + g(d.Min) + ".." + g(d.Max) + ")"
+	case KindExponential:
+		return "exponential(mean=" + g(d.Mean) + ")"
+	case KindLogNormal:
+		if d.Median != 0 || d.P95 != 0 {
+			return "lognormal(median=" + g(d.Median) + ", p95=" + g(d.P95) + ")"
+		}
+		return "lognormal(mean=" + g(d.Mean) + ", cv=" + g(d.CV) + ")"
+	case KindGamma:
+		return "gamma(mean=" + g(d.Mean) + ", cv=" + g(d.CV) + ")"
+	case KindEmpirical:
+		var b strings.Builder
+		b.WriteString("empirical(")
+		const show = 4
+		for i, v := range d.Values {
+			if i == show {
+				fmt.Fprintf(&b, ", … %d values", len(d.Values))
+				break
+			}
+			if i > 0 {
+				b.WriteString(", ")
+			}
+			b.WriteString(g(v))
+			if len(d.Weights) == len(d.Values) {
+				b.WriteString(":" + g(d.Weights[i]))
+			}
+		}
+		b.WriteString(")")
+		return b.String()
+	}
+	return "unknown(" + strconv.Quote(d.Kind) + ")"
+}
+
+// contains reports whether list holds s.
+func contains(list []string, s string) bool {
+	for _, x := range list {
+		if x == s {
+			return true
+		}
+	}
+	return false
+}

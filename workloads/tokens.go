@@ -1,0 +1,100 @@
+package workloads
+
+import (
+	"math"
+	"math/rand/v2"
+)
+
+// maxTokens bounds every sampled or configured token count, so a heavy
+// lognormal tail or a typo cannot overflow an int or a KV-cache budget. It
+// is far above any real context window.
+const maxTokens = 1 << 30
+
+// maxPrefixes bounds the number of distinct shared prefixes.
+const maxPrefixes = 1 << 24
+
+// TokenSpec is a workload's token profile.
+type TokenSpec struct {
+	Input        Dist `toml:"input"`         // prompt tokens, including the shared prefix
+	Output       Dist `toml:"output"`        // tokens the model would generate if not cut off
+	MaxTokens    int  `toml:"max_tokens"`    // cap on output; 0 means no cap given (callers decide the provider default)
+	SharedPrefix int  `toml:"shared_prefix"` // leading prompt tokens identical across requests (system prompt), cacheable
+	Prefixes     int  `toml:"prefixes"`      // number of distinct shared prefixes requests spread over uniformly (0 means 1)
+}
+
+// Validate checks both distributions and the integer settings. Errors are
+// *FieldError values keyed by TOML key ("input.p95", "max_tokens").
+func (t *TokenSpec) Validate() error {
+	if t.Input.IsZero() {
+		return fieldErrorf("input", "missing; give the prompt token distribution, e.g. input = { dist = \"lognormal\", median = 1200, p95 = 4000 }")
+	}
+	if err := t.Input.Validate(); err != nil {
+		return Prefix("input", err)
+	}
+	if t.Output.IsZero() {
+		return fieldErrorf("output", "missing; give the output token distribution, e.g. output = { dist = \"lognormal\", median = 250, p95 = 900 }")
+	}
+	if err := t.Output.Validate(); err != nil {
+		return Prefix("output", err)
+	}
+	if t.MaxTokens < 0 || t.MaxTokens > maxTokens {
+		return fieldErrorf("max_tokens", "must be between 0 (no cap given) and %d, got %d", maxTokens, t.MaxTokens)
+	}
+	if t.SharedPrefix < 0 || t.SharedPrefix > maxTokens {
+		return fieldErrorf("shared_prefix", "must be between 0 and %d, got %d", maxTokens, t.SharedPrefix)
+	}
+	if t.Prefixes < 0 || t.Prefixes > maxPrefixes {
+		return fieldErrorf("prefixes", "must be between 0 and %d, got %d", maxPrefixes, t.Prefixes)
+	}
+	if t.Prefixes > 1 && t.SharedPrefix == 0 {
+		return fieldErrorf("prefixes", "is %d but shared_prefix is 0; set shared_prefix to the prefix length", t.Prefixes)
+	}
+	return nil
+}
+
+// Sample draws one request: input = max(round(Input), SharedPrefix, 1),
+// output = round(Output) clamped to [1, MaxTokens] (no upper clamp when
+// MaxTokens is 0), and the index of its shared prefix, uniform in
+// [0, Prefixes). Counts are also capped at 2³⁰. It does not allocate.
+func (t *TokenSpec) Sample(r *rand.Rand) (input, output, prefix int) {
+	input = max(roundCount(t.Input.Sample(r)), t.SharedPrefix, 1)
+	input = min(input, maxTokens)
+	output = max(roundCount(t.Output.Sample(r)), 1)
+	if t.MaxTokens > 0 {
+		output = min(output, t.MaxTokens)
+	}
+	if t.Prefixes > 1 {
+		prefix = r.IntN(t.Prefixes)
+	}
+	return input, output, prefix
+}
+
+// roundCount rounds x to the nearest integer in [0, maxTokens]; NaN gives 0.
+func roundCount(x float64) int {
+	switch {
+	case !(x > 0):
+		return 0
+	case x >= maxTokens:
+		return maxTokens
+	}
+	return int(math.Round(x))
+}
+
+// MeanInput approximates the mean prompt length as max(mean of Input,
+// SharedPrefix, 1). It ignores rounding and the per-request clamping in
+// Sample, so it is exact only when the clamps never bind.
+func (t *TokenSpec) MeanInput() float64 {
+	return math.Max(math.Max(t.Input.MeanValue(), float64(t.SharedPrefix)), 1)
+}
+
+// MeanOutput approximates the mean output length as the mean of Output
+// clamped to [1, MaxTokens]. It ignores rounding and the per-request
+// clamping in Sample (a cap lowers the true mean more than clamping the
+// mean does), so it is exact only when the clamps never bind.
+func (t *TokenSpec) MeanOutput() float64 {
+	m := math.Max(t.Output.MeanValue(), 1)
+	if t.MaxTokens > 0 {
+		m = math.Min(m, float64(t.MaxTokens))
+	}
+	return m
+}
