@@ -92,6 +92,12 @@ func (c *Config) Validate() error {
 				return &workloads.FieldError{Key: at + ".key", Msg: fmt.Sprintf("provider %q has no key named %q; have: %s", p.Name, w.Key, listNames(keys))}
 			}
 		}
+		if w.Demand.Closed() && w.Demand.Think.MeanValue() == 0 {
+			lat := p.Latency.TTFT.Base + p.Latency.TTFT.PerInputToken
+			if lat == 0 || p.ErrorTime != nil && *p.ErrorTime == 0 {
+				return &workloads.FieldError{Key: at + ".demand.think", Msg: fmt.Sprintf("closed-loop users with zero think time need provider %q to take time to answer (latency.ttft.base > 0 and error_latency > 0), or they would loop without time passing", p.Name)}
+			}
+		}
 		if w.Tokens.MaxTokens > 0 && p.MaxOutput > 0 && w.Tokens.MaxTokens > 10_000_000 {
 			return &workloads.FieldError{Key: at + ".tokens.max_tokens", Msg: "must be at most 10000000"}
 		}

@@ -32,6 +32,7 @@ type provider struct {
 	cache    [][]float64
 
 	outages []outage
+	errTime float64
 	spent   float64
 	batchQ  float64 // input tokens enqueued in the batch lane
 
@@ -96,6 +97,9 @@ func newProvider(spec *ProviderSpec, idx int, cfg *Config, nWorkloads int) *prov
 	p.rngLat = cfg.stream("provider/" + spec.Name + "/latency")
 	p.rngOut = cfg.stream("provider/" + spec.Name + "/outage")
 	p.rngBat = cfg.stream("provider/" + spec.Name + "/batch")
+	if spec.ErrorTime != nil {
+		p.errTime = float64(*spec.ErrorTime)
+	}
 	p.conCap = spec.Concurrency.Max
 	p.conQueue = spec.Concurrency.WhenFull == "queue"
 	p.cacheOn = spec.Cache.Enabled == nil || *spec.Cache.Enabled

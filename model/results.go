@@ -3,21 +3,21 @@ package model
 // Results is everything one run of one scenario measured. Its JSON form is
 // the "results" part of Headroom's versioned output schema (see README).
 type Results struct {
-	Scenario    string           `json:"scenario"`
-	Variant     string           `json:"variant,omitempty"`
-	Seed        uint64           `json:"seed"`
-	Replication int              `json:"replication"`
-	DurationS   float64          `json:"duration_s"`
-	IntervalS   float64          `json:"interval_s"`
-	StartClock  string           `json:"start_clock"`
-	Interrupted bool             `json:"interrupted,omitempty"`
-	Events      uint64           `json:"events"`
-	Summary     Summary          `json:"summary"`
-	Workloads   []GroupResult    `json:"workloads"`
-	Tenants     []GroupResult    `json:"tenants"`
-	Backends    []BackendResult  `json:"backends"`
-	Series      Series           `json:"series"`
-	Verdict     []string         `json:"verdict"`
+	Scenario    string          `json:"scenario"`
+	Variant     string          `json:"variant,omitempty"`
+	Seed        uint64          `json:"seed"`
+	Replication int             `json:"replication"`
+	DurationS   float64         `json:"duration_s"`
+	IntervalS   float64         `json:"interval_s"`
+	StartClock  string          `json:"start_clock"`
+	Interrupted bool            `json:"interrupted,omitempty"`
+	Events      uint64          `json:"events"`
+	Summary     Summary         `json:"summary"`
+	Workloads   []GroupResult   `json:"workloads"`
+	Tenants     []GroupResult   `json:"tenants"`
+	Backends    []BackendResult `json:"backends"`
+	Series      Series          `json:"series"`
+	Verdict     []string        `json:"verdict"`
 }
 
 // Summary is one group's totals (the whole run, a workload or a tenant).
@@ -117,14 +117,14 @@ type GroupResult struct {
 
 // BackendResult is what one backend saw.
 type BackendResult struct {
-	Name     string        `json:"name"`
-	Kind     string        `json:"kind"`
-	Attempts int64         `json:"attempts"`
-	Admitted int64         `json:"admitted"`
+	Name     string           `json:"name"`
+	Kind     string           `json:"kind"`
+	Attempts int64            `json:"attempts"`
+	Admitted int64            `json:"admitted"`
 	Rejected map[string]int64 `json:"rejected"`
-	Tokens   TokenCounts   `json:"tokens"`
-	Cost     Cost          `json:"cost_usd"`
-	Limits   []LimitResult `json:"limits"`
+	Tokens   TokenCounts      `json:"tokens"`
+	Cost     Cost             `json:"cost_usd"`
+	Limits   []LimitResult    `json:"limits"`
 }
 
 // LimitResult is one rate-limit dimension of one scope.
@@ -148,7 +148,7 @@ type LimitResult struct {
 // Series is the per-interval time series. Every array has one value per
 // interval; interval i covers [i*interval_s, (i+1)*interval_s).
 type Series struct {
-	IntervalS float64 `json:"interval_s"`
+	IntervalS float64   `json:"interval_s"`
 	StartS    []float64 `json:"start_s"`
 	Clock     []string  `json:"clock"`
 	// Offered counts requests that arrived in the interval.

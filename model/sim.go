@@ -82,16 +82,16 @@ type workload struct {
 
 // Sim is one scenario wired for one run.
 type Sim struct {
-	cfg     Config
-	eng     sim.Engine
-	wls     []*workload
-	provs   []*provider
-	reqs    []request
-	free    []int32
-	nInt    int
-	live    int64
-	ser     *seriesStats
-	ran     bool
+	cfg   Config
+	eng   sim.Engine
+	wls   []*workload
+	provs []*provider
+	reqs  []request
+	free  []int32
+	nInt  int
+	live  int64
+	ser   *seriesStats
+	ran   bool
 }
 
 // Build wires a validated configuration into a simulation. It applies
@@ -467,7 +467,7 @@ func (s *Sim) reject(id int32, reason int, retryAfter float64, iv int) {
 	w.stats.rejected[reason]++
 	w.prov.stats.rejected[reason]++
 	s.ser.reject(reason, iv)
-	if et := float64(w.prov.spec.ErrorTime); et > 0 {
+	if et := w.prov.errTime; et > 0 {
 		r.lastRsn = int16(reason)
 		r.retryAft = retryAfter
 		r.state = stBackoff

@@ -26,21 +26,26 @@ const (
 	ReserveNone = "none"
 )
 
+// defaultErrorLatency is how long an error response takes (seconds): a
+// network round trip. It also keeps a client that retries or re-sends at
+// once from looping in zero simulated time.
+const defaultErrorLatency = 0.01
+
 // ProviderSpec is one hosted API endpoint for one model (or model class
 // sharing a rate-limit pool).
 type ProviderSpec struct {
-	Name        string            `toml:"name"`
-	Model       string            `toml:"model"` // free text, shown in reports
-	Limits      LimitsSpec        `toml:"limits"`
-	Keys        []KeySpec         `toml:"key"`
-	Concurrency ConcurrencySpec   `toml:"concurrency"`
-	Cache       CacheSpec         `toml:"cache"`
-	Latency     LatencySpec       `toml:"latency"`
-	Price       PriceSpec         `toml:"price"`
-	Batch       BatchSpec         `toml:"batch"`
-	Outages     []OutageSpec      `toml:"outage"`
-	MaxOutput   int               `toml:"max_output"` // max_tokens used when a workload sets none (default 4096)
-	ErrorTime   workloads.Duration `toml:"error_latency"` // time to return an error response (default 0)
+	Name        string              `toml:"name"`
+	Model       string              `toml:"model"` // free text, shown in reports
+	Limits      LimitsSpec          `toml:"limits"`
+	Keys        []KeySpec           `toml:"key"`
+	Concurrency ConcurrencySpec     `toml:"concurrency"`
+	Cache       CacheSpec           `toml:"cache"`
+	Latency     LatencySpec         `toml:"latency"`
+	Price       PriceSpec           `toml:"price"`
+	Batch       BatchSpec           `toml:"batch"`
+	Outages     []OutageSpec        `toml:"outage"`
+	MaxOutput   int                 `toml:"max_output"`    // max_tokens used when a workload sets none (default 4096)
+	ErrorTime   *workloads.Duration `toml:"error_latency"` // time to return an error response (default 10ms, a round trip)
 }
 
 // KeySpec is one API key (or project/workspace) with limits of its own under
@@ -161,6 +166,10 @@ func (p *ProviderSpec) applyDefaults() {
 	}
 	if p.MaxOutput == 0 {
 		p.MaxOutput = 4096
+	}
+	if p.ErrorTime == nil {
+		d := workloads.Duration(defaultErrorLatency)
+		p.ErrorTime = &d
 	}
 	if p.Batch.Window == 0 {
 		p.Batch.Window = 86400

@@ -63,7 +63,7 @@ func (b *tokenBucket) refund(now, n float64, _ uint64) {
 }
 
 func (b *tokenBucket) remaining(now float64) float64 { b.refill(now); return b.level }
-func (b *tokenBucket) capacity() float64            { return b.size }
+func (b *tokenBucket) capacity() float64             { return b.size }
 
 // fixedWindow counts units in consecutive windows of length w starting at
 // offset; the count resets at each boundary.
@@ -111,7 +111,7 @@ func (f *fixedWindow) refund(now, n float64, ticket uint64) {
 }
 
 func (f *fixedWindow) remaining(now float64) float64 { f.roll(now); return f.limit - f.used }
-func (f *fixedWindow) capacity() float64            { return f.limit }
+func (f *fixedWindow) capacity() float64             { return f.limit }
 
 // slidingWindow keeps an exact log of what was taken in the last w seconds
 // in a ring buffer; its memory is bounded by the number of charges in one
@@ -199,4 +199,4 @@ func (s *slidingWindow) refund(now, n float64, ticket uint64) {
 }
 
 func (s *slidingWindow) remaining(now float64) float64 { s.expire(now); return s.limit - s.sum }
-func (s *slidingWindow) capacity() float64            { return s.limit }
+func (s *slidingWindow) capacity() float64             { return s.limit }

@@ -16,15 +16,15 @@ const MaxFileSize = 8 << 20
 
 // Scenario is one TOML scenario file: the base system plus its variants.
 type Scenario struct {
-	Name        string                `toml:"name"`
-	Description string                `toml:"description"`
-	Seed        uint64                `toml:"seed"`
-	Duration    workloads.Duration    `toml:"duration"`
-	Interval    workloads.Duration    `toml:"interval"`
-	Start       string                `toml:"start"`
-	Workloads   []model.WorkloadSpec  `toml:"workload"`
-	Providers   []model.ProviderSpec  `toml:"provider"`
-	Variants    []Variant             `toml:"variant"`
+	Name        string               `toml:"name"`
+	Description string               `toml:"description"`
+	Seed        uint64               `toml:"seed"`
+	Duration    workloads.Duration   `toml:"duration"`
+	Interval    workloads.Duration   `toml:"interval"`
+	Start       string               `toml:"start"`
+	Workloads   []model.WorkloadSpec `toml:"workload"`
+	Providers   []model.ProviderSpec `toml:"provider"`
+	Variants    []Variant            `toml:"variant"`
 
 	file string
 	src  []byte
@@ -165,7 +165,12 @@ func (s *Scenario) apply(ov []Override, where string) error {
 			if where != "--set" {
 				line = s.ix.Line(where)
 			}
-			return &Error{File: s.file, Line: line, Key: where, Msg: fmt.Sprintf("%s: %v", o.Path, err)}
+			msg := err.Error()
+			var e *Error
+			if errors.As(err, &e) {
+				msg = e.Msg
+			}
+			return &Error{File: s.file, Line: line, Key: where + " " + o.Path, Msg: msg}
 		}
 	}
 	return nil

@@ -108,6 +108,19 @@ func (a *assigner) assign(dst reflect.Value, data any, at []step) {
 		return
 	}
 	t := dst.Type()
+	if !a.decode {
+		// Set also takes plain Go values: one of the field's own type is
+		// stored as is, other Go numbers are read as TOML numbers.
+		if dv := reflect.ValueOf(data); dv.Type().AssignableTo(t) && t.Kind() != reflect.Interface {
+			if !dst.CanSet() {
+				a.fail(at, "cannot set this field")
+			} else if !a.keysOnly {
+				dst.Set(dv)
+			}
+			return
+		}
+		data = normalizeNumber(data)
+	}
 	if t == primitiveType {
 		if !a.keysOnly && !a.decode {
 			a.fail(at, "cannot set a value that is decoded later (toml.Primitive)")
@@ -150,6 +163,12 @@ func (a *assigner) assign(dst reflect.Value, data any, at []step) {
 			}
 			return
 		}
+		if _, ok := data.(string); !ok {
+			if !a.keysOnly {
+				a.mismatch(at, "a date-time", data)
+			}
+			return
+		}
 	}
 	if !isIface && implements(t, textUnmarshalerType) {
 		if a.keysOnly {
@@ -183,6 +202,23 @@ func (a *assigner) assign(dst reflect.Value, data any, at []step) {
 			a.assignLeaf(dst, data, at)
 		}
 	}
+}
+
+// normalizeNumber turns Go numbers of other types into the int64 and float64
+// the TOML decoder produces.
+func normalizeNumber(data any) any {
+	v := reflect.ValueOf(data)
+	switch k := v.Kind(); {
+	case k >= reflect.Int && k <= reflect.Int64:
+		return v.Int()
+	case k >= reflect.Uint && k <= reflect.Uintptr:
+		if u := v.Uint(); u <= math.MaxInt64 {
+			return int64(u)
+		}
+	case k == reflect.Float32 || k == reflect.Float64:
+		return v.Float()
+	}
+	return data
 }
 
 // textOf renders a TOML value as text for an UnmarshalText method, the way the

@@ -4,10 +4,52 @@ import "bytes"
 
 // LineIndex maps the key paths of a TOML document to the 1-based line where
 // each key is defined. Paths use element indices for arrays, e.g.
-// provider[0].limits.rpm. Build one with IndexLines; the zero value and a nil
-// *LineIndex are empty indexes.
+// provider[0].limits.rpm. Build one with IndexLines; a nil *LineIndex is an
+// empty index.
 type LineIndex struct {
-	lines map[string]int
+	root indexNode
+	n    int // number of paths with a line
+}
+
+// indexNode is one key or element in the LineIndex trie.
+type indexNode struct {
+	line  int // 0 when the path was only seen as a prefix
+	depth int // number of steps from the root
+	keys  map[string]*indexNode
+	elems map[int]*indexNode
+	count int // elements seen for an array of tables ([[key]] headers)
+}
+
+// key returns the child for table key k, creating it; nil past maxPathSteps.
+func (n *indexNode) key(k string) *indexNode {
+	if c, ok := n.keys[k]; ok {
+		return c
+	}
+	if n.depth >= maxPathSteps {
+		return nil
+	}
+	if n.keys == nil {
+		n.keys = make(map[string]*indexNode)
+	}
+	c := &indexNode{depth: n.depth + 1}
+	n.keys[k] = c
+	return c
+}
+
+// elem returns the child for element i, creating it; nil past maxPathSteps.
+func (n *indexNode) elem(i int) *indexNode {
+	if c, ok := n.elems[i]; ok {
+		return c
+	}
+	if n.depth >= maxPathSteps {
+		return nil
+	}
+	if n.elems == nil {
+		n.elems = make(map[int]*indexNode)
+	}
+	c := &indexNode{depth: n.depth + 1}
+	n.elems[i] = c
+	return c
 }
 
 // maxNesting bounds how deeply inline tables and arrays are followed.
@@ -20,16 +62,17 @@ const maxNesting = 64
 // its key starts. Elements of arrays of tables are numbered relative to their
 // parent element. The first definition of a path wins. IndexLines never
 // fails: on malformed input it skips to the next line and returns what it
-// could index.
+// could index. Time and memory are linear in the size of src.
 func IndexLines(src []byte) *LineIndex {
+	ix := &LineIndex{}
 	s := &lineScanner{
-		src:  bytes.TrimPrefix(src, []byte("\xef\xbb\xbf")),
-		line: 1,
-		ix:   &LineIndex{lines: make(map[string]int)},
-		aot:  make(map[string]int),
+		src:   bytes.TrimPrefix(src, []byte("\xef\xbb\xbf")),
+		line:  1,
+		ix:    ix,
+		table: &ix.root,
 	}
 	s.run()
-	return s.ix
+	return ix
 }
 
 // Line returns the line of the longest prefix of path that is indexed, so
@@ -37,11 +80,8 @@ func IndexLines(src []byte) *LineIndex {
 // "provider[0]", then "provider". It returns 0 when nothing matches or the
 // path is malformed.
 func (ix *LineIndex) Line(path string) int {
-	if ix == nil || len(ix.lines) == 0 {
+	if ix == nil || ix.n == 0 {
 		return 0
-	}
-	if l, ok := ix.lines[path]; ok {
-		return l
 	}
 	steps, err := parsePath(path)
 	if err != nil {
@@ -55,12 +95,22 @@ func (ix *LineIndex) lineOf(steps []step) int {
 	if ix == nil {
 		return 0
 	}
-	for k := len(steps); k > 0; k-- {
-		if l, ok := ix.lines[formatPath(steps[:k])]; ok {
-			return l
+	line := 0
+	n := &ix.root
+	for _, s := range steps {
+		if s.isIdx {
+			n = n.elems[s.index]
+		} else {
+			n = n.keys[s.key]
+		}
+		if n == nil {
+			break
+		}
+		if n.line > 0 {
+			line = n.line
 		}
 	}
-	return 0
+	return line
 }
 
 // Len returns the number of indexed paths.
@@ -68,7 +118,27 @@ func (ix *LineIndex) Len() int {
 	if ix == nil {
 		return 0
 	}
-	return len(ix.lines)
+	return ix.n
+}
+
+// each calls f for every indexed path, in no particular order.
+func (ix *LineIndex) each(f func(path []step, line int)) {
+	if ix == nil {
+		return
+	}
+	var walk func(n *indexNode, at []step)
+	walk = func(n *indexNode, at []step) {
+		if n.line > 0 {
+			f(at, n.line)
+		}
+		for k, c := range n.keys {
+			walk(c, appendStep(at, keyStep(k)))
+		}
+		for i, c := range n.elems {
+			walk(c, appendStep(at, idxStep(i)))
+		}
+	}
+	walk(&ix.root, nil)
 }
 
 // lineScanner is the state of one IndexLines run.
@@ -77,8 +147,7 @@ type lineScanner struct {
 	pos   int
 	line  int
 	ix    *LineIndex
-	aot   map[string]int // array-of-tables path -> number of elements seen
-	table []step         // the current table, with element indices
+	table *indexNode // the current table, with element indices resolved
 }
 
 func (s *lineScanner) eof() bool  { return s.pos >= len(s.src) }
@@ -88,14 +157,11 @@ func (s *lineScanner) hasPrefix(p string) bool {
 	return bytes.HasPrefix(s.src[s.pos:], []byte(p))
 }
 
-// record stores the line of path unless it is already known.
-func (s *lineScanner) record(path []step, line int) {
-	if len(path) == 0 || len(path) > maxPathSteps {
-		return
-	}
-	k := formatPath(path)
-	if _, ok := s.ix.lines[k]; !ok {
-		s.ix.lines[k] = line
+// record stores the line of node n unless it is already known.
+func (s *lineScanner) record(n *indexNode, line int) {
+	if n != nil && n.line == 0 && n != &s.ix.root {
+		n.line = line
+		s.ix.n++
 	}
 }
 
@@ -189,26 +255,26 @@ func (s *lineScanner) header() {
 	}
 	s.pos += len(closing)
 
-	var path []step
+	n := &s.ix.root
 	for i, k := range keys {
-		path = appendStep(path, keyStep(k))
-		last := i == len(keys)-1
-		name := formatPath(path)
-		if last && array {
-			n := s.aot[name]
-			s.aot[name] = n + 1
-			s.record(path, line)
-			path = appendStep(path, idxStep(n))
-		} else if n, ok := s.aot[name]; ok && n > 0 {
-			s.record(path, line)
-			path = appendStep(path, idxStep(n-1))
-		}
-		s.record(path, line)
-		if len(path) > maxPathSteps {
+		arr := n.key(k)
+		if arr == nil {
 			return
 		}
+		s.record(arr, line)
+		n = arr
+		if i == len(keys)-1 && array {
+			arr.count++
+			n = arr.elem(arr.count - 1)
+		} else if arr.count > 0 {
+			n = arr.elem(arr.count - 1)
+		}
+		if n == nil {
+			return
+		}
+		s.record(n, line)
 	}
-	s.table = path
+	s.table = n
 }
 
 // key parses a possibly dotted key and returns its segments.
@@ -329,9 +395,9 @@ func (s *lineScanner) multiLineString(q byte) bool {
 	return false
 }
 
-// keyValue parses `key = value` relative to prefix and records the key (and
-// every prefix of a dotted key) on the line where the key starts.
-func (s *lineScanner) keyValue(prefix []step, depth int) bool {
+// keyValue parses `key = value` in table t and records the key (and every
+// prefix of a dotted key) on the line where the key starts.
+func (s *lineScanner) keyValue(t *indexNode, depth int) bool {
 	line := s.line
 	keys, ok := s.key()
 	if !ok {
@@ -342,19 +408,18 @@ func (s *lineScanner) keyValue(prefix []step, depth int) bool {
 		return false
 	}
 	s.pos++
-	path := prefix
+	n := t
 	for _, k := range keys {
-		path = appendStep(path, keyStep(k))
-		s.record(path, line)
+		if n = n.key(k); n == nil {
+			return false
+		}
+		s.record(n, line)
 	}
-	if len(path) > maxPathSteps {
-		return false
-	}
-	return s.value(path, depth)
+	return s.value(n, depth)
 }
 
 // value consumes one value of the key at path.
-func (s *lineScanner) value(path []step, depth int) bool {
+func (s *lineScanner) value(n *indexNode, depth int) bool {
 	s.skipSpace()
 	if s.eof() || depth > maxNesting {
 		return false
@@ -367,9 +432,9 @@ func (s *lineScanner) value(path []step, depth int) bool {
 		_, ok := s.singleLineString(c)
 		return ok
 	case '{':
-		return s.inlineTable(path, depth+1)
+		return s.inlineTable(n, depth+1)
 	case '[':
-		return s.array(path, depth+1)
+		return s.array(n, depth+1)
 	default:
 		start := s.pos
 		for !s.eof() {
@@ -384,7 +449,7 @@ func (s *lineScanner) value(path []step, depth int) bool {
 }
 
 // inlineTable consumes { k = v, ... } (newlines allowed, as in TOML 1.1).
-func (s *lineScanner) inlineTable(path []step, depth int) bool {
+func (s *lineScanner) inlineTable(n *indexNode, depth int) bool {
 	s.pos++ // {
 	for {
 		s.skipSpaceNL()
@@ -395,7 +460,7 @@ func (s *lineScanner) inlineTable(path []step, depth int) bool {
 			s.pos++
 			return true
 		}
-		if !s.keyValue(path, depth) {
+		if !s.keyValue(n, depth) {
 			return false
 		}
 		s.skipSpaceNL()
@@ -414,8 +479,8 @@ func (s *lineScanner) inlineTable(path []step, depth int) bool {
 	}
 }
 
-// array consumes [ v, v, ... ] and records each element as path[i].
-func (s *lineScanner) array(path []step, depth int) bool {
+// array consumes [ v, v, ... ] and records each element as key[i].
+func (s *lineScanner) array(n *indexNode, depth int) bool {
 	s.pos++ // [
 	for i := 0; ; i++ {
 		s.skipSpaceNL()
@@ -426,7 +491,10 @@ func (s *lineScanner) array(path []step, depth int) bool {
 			s.pos++
 			return true
 		}
-		elem := appendStep(path, idxStep(i))
+		elem := n.elem(i)
+		if elem == nil {
+			return false
+		}
 		s.record(elem, s.line)
 		if !s.value(elem, depth) {
 			return false

@@ -30,7 +30,9 @@ import (
 // that method; []any into slices element by element (replacing the slice);
 // map[string]any into structs and maps key by key (updating the existing
 // value; unknown struct keys are errors). Nil pointers are allocated as
-// needed.
+// needed. For convenience value may also be a Go value of the field's own
+// type (as returned by Get), which is stored as is, or any Go number (int,
+// uint32, float32...), which is treated as the corresponding TOML number.
 //
 // Set is atomic: on error v is left unchanged. Errors are *Error values whose
 // Key is path and whose message names what is allowed, e.g.

@@ -51,20 +51,22 @@ func (e *Engine) After(d float64, kind uint16, obj int32, gen uint32) {
 const checkEvery = 1 << 14
 
 // Run handles events in order until the queue is empty or the next event is
-// later than until; the clock then stands at until (or at the last event if
-// the queue emptied first and that was earlier). It returns ErrInterrupted
-// if ctx is cancelled first.
+// later than until; the clock then stands at until, unless until is +Inf
+// (the clock stays at the last event handled) or already past (the clock
+// never goes back). It returns ErrInterrupted if ctx is cancelled first; the
+// context is looked at once every checkEvery events, to keep its cost out of
+// the per-event path.
 func (e *Engine) Run(ctx context.Context, until float64, h Handler) error {
+	limit := timeKey(until)
 	var n uint64
 	for {
-		next, ok := e.queue.Peek()
-		if !ok || next.Time > until {
+		next, ok := e.queue.popUntil(limit)
+		if !ok {
 			if until > e.now && !math.IsInf(until, 1) {
 				e.now = until
 			}
 			return nil
 		}
-		e.queue.Pop()
 		e.now = next.Time
 		e.events++
 		h.Handle(next)

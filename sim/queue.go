@@ -1,23 +1,81 @@
 package sim
 
+import (
+	"math"
+	"math/bits"
+	"slices"
+)
+
 // Event is one scheduled occurrence. Kind, Obj and Gen are the model's to
 // interpret: typically Kind selects the handler, Obj indexes a component or a
 // request slot, and Gen lets a model ignore an event made stale by a later
 // decision (compare it with the slot's current generation).
 type Event struct {
 	Time float64 // simulated seconds since t = 0
-	seq  uint64
 	Kind uint16
 	Obj  int32
 	Gen  uint32
 }
 
-// Queue is a 4-ary min-heap of events ordered by (Time, sequence). It is
-// written by hand rather than with container/heap because container/heap
-// moves elements through interface values, which allocates on every push.
+// Queue is a 4-ary min-heap of events ordered by (Time, sequence), where the
+// sequence counts pushes. It is written by hand rather than with
+// container/heap because container/heap moves elements through interface
+// values, which allocates on every push.
+//
+// Times compare as float64 values do, so -0 and +0 tie (Pop returns +0 for
+// either). A NaN time, which Engine never schedules, sorts by its sign bit:
+// after +Inf (the NaN arithmetic produces), or before -Inf.
 type Queue struct {
-	items []Event
-	next  uint64
+	items []slot
+	next  uint64 // sequence number of the next push
+}
+
+// slot is an event as the heap stores it, 24 bytes. Its time is replaced by
+// an unsigned integer with the same order and its kind rides below the
+// sequence number, so that ordering by (time, sequence) is comparing
+// (key, ord) as one 128-bit integer, without branches.
+type slot struct {
+	key uint64 // timeKey(Time)
+	ord uint64 // sequence<<kindBits | Kind
+	obj int32
+	gen uint32
+}
+
+const (
+	kindBits = 16
+	// seqLimit is where sequence numbers would no longer fit in ord; Push
+	// renumbers the pending events before reaching it.
+	seqLimit = 1 << (64 - kindBits)
+)
+
+// timeKey maps a float64 to a uint64 with the same order: positive values
+// get the sign bit set, negative ones have all their bits flipped. -0 is
+// first folded into +0, as the two are equal as float64 values. A NaN maps
+// above +Inf or below -Inf, by its sign.
+func timeKey(t float64) uint64 {
+	if t == 0 {
+		t = 0
+	}
+	b := math.Float64bits(t)
+	return b ^ (uint64(int64(b)>>63) | 1<<63)
+}
+
+// keyTime inverts timeKey.
+func keyTime(k uint64) float64 {
+	return math.Float64frombits(k ^ (uint64(int64(^k)>>63) | 1<<63))
+}
+
+func (s *slot) event() Event {
+	return Event{Time: keyTime(s.key), Kind: uint16(s.ord), Obj: s.obj, Gen: s.gen}
+}
+
+// lessBit is 1 if a sorts before b and 0 otherwise: the borrow out of the
+// 128-bit subtraction (a.key, a.ord) - (b.key, b.ord). Sequence numbers are
+// unique, so the kind bits below them never decide.
+func lessBit(a, b *slot) uint {
+	_, borrow := bits.Sub64(a.ord, b.ord, 0)
+	_, borrow = bits.Sub64(a.key, b.key, borrow)
+	return uint(borrow)
 }
 
 // Len reports the number of pending events.
@@ -25,10 +83,32 @@ func (q *Queue) Len() int { return len(q.items) }
 
 // Push schedules e. Events pushed with equal times pop in push order.
 func (q *Queue) Push(e Event) {
-	e.seq = q.next
+	if q.next == seqLimit {
+		q.renumber()
+	}
+	s := slot{key: timeKey(e.Time), ord: q.next<<kindBits | uint64(e.Kind), obj: e.Obj, gen: e.Gen}
 	q.next++
-	q.items = append(q.items, e)
-	q.up(len(q.items) - 1)
+	q.items = append(q.items, s)
+	q.up(len(q.items)-1, s)
+}
+
+// renumber gives the pending events the sequence numbers 0, 1, ... in their
+// current order, which keeps both that order and the heap as they are, and
+// makes room for 2^48 - Len() more pushes.
+func (q *Queue) renumber() {
+	order := make([]int, len(q.items))
+	for i := range order {
+		order[i] = i
+	}
+	slices.SortFunc(order, func(a, b int) int {
+		return int(lessBit(&q.items[b], &q.items[a])) - int(lessBit(&q.items[a], &q.items[b]))
+	})
+	const kindMask = 1<<kindBits - 1
+	for seq, i := range order {
+		s := &q.items[i]
+		s.ord = uint64(seq)<<kindBits | s.ord&kindMask
+	}
+	q.next = uint64(len(order))
 }
 
 // Peek returns the earliest event without removing it. ok is false when the
@@ -37,7 +117,7 @@ func (q *Queue) Peek() (e Event, ok bool) {
 	if len(q.items) == 0 {
 		return Event{}, false
 	}
-	return q.items[0], true
+	return q.items[0].event(), true
 }
 
 // Pop removes and returns the earliest event. ok is false when the queue is
@@ -47,14 +127,22 @@ func (q *Queue) Pop() (e Event, ok bool) {
 	if n == 0 {
 		return Event{}, false
 	}
-	top := q.items[0]
-	last := q.items[n-1]
-	q.items = q.items[:n-1]
-	if n > 1 {
-		q.items[0] = last
-		q.down(0)
+	top := q.items[0].event()
+	n--
+	last := q.items[n]
+	q.items = q.items[:n]
+	if n > 0 {
+		q.down(last)
 	}
 	return top, true
+}
+
+// popUntil pops the earliest event if its time key is at most limit.
+func (q *Queue) popUntil(limit uint64) (e Event, ok bool) {
+	if len(q.items) == 0 || q.items[0].key > limit {
+		return Event{}, false
+	}
+	return q.Pop()
 }
 
 // Reset empties the queue but keeps its storage.
@@ -63,51 +151,60 @@ func (q *Queue) Reset() {
 	q.next = 0
 }
 
-func less(a, b *Event) bool {
-	if a.Time != b.Time {
-		return a.Time < b.Time
-	}
-	return a.seq < b.seq
-}
-
-func (q *Queue) up(i int) {
+// up places s, which belongs at index i or above, by moving the hole at i
+// towards the root past every parent that sorts after s.
+func (q *Queue) up(i int, s slot) {
 	items := q.items
-	e := items[i]
 	for i > 0 {
 		p := (i - 1) / 4
-		if !less(&e, &items[p]) {
+		if lessBit(&s, &items[p]) == 0 {
 			break
 		}
 		items[i] = items[p]
 		i = p
 	}
-	items[i] = e
+	items[i] = s
 }
 
-func (q *Queue) down(i int) {
+// down fills the hole at the root with s. The hole first sinks to a leaf,
+// always taking the place of its smallest child (Floyd's bottom-up
+// heuristic: s came from the bottom and usually belongs near it, so this
+// saves comparing each level's smallest child with s); then s rises from
+// there to its place.
+func (q *Queue) down(s slot) {
 	items := q.items
 	n := len(items)
-	e := items[i]
+	i := 0
+	hole := &items[0]
 	for {
 		c := 4*i + 1
-		if c >= n {
+		if c+4 > n {
 			break
 		}
+		ch := items[c : c+4 : c+4]
+		// The smallest of four children without branches or dependent
+		// loads: all six comparisons at once, then the winner of pair
+		// (0,1) against the winner of pair (2,3) is looked up among them.
+		a := lessBit(&ch[1], &ch[0]) // winner of (0,1) is a
+		b := lessBit(&ch[3], &ch[2]) // winner of (2,3) is 2+b
+		beats := lessBit(&ch[2], &ch[0]) | lessBit(&ch[3], &ch[0])<<1 |
+			lessBit(&ch[2], &ch[1])<<2 | lessBit(&ch[3], &ch[1])<<3
+		w := beats >> (a<<1 | b) & 1 // 1 if 2+b beats a
+		m := int(a+(2+b-a)*w) & 3
+		*hole = ch[m]
+		hole = &ch[m]
+		i = c + m
+	}
+	// The last parent may have fewer than four children.
+	if c := 4*i + 1; c < n {
 		m := c
-		end := c + 4
-		if end > n {
-			end = n
-		}
-		for j := c + 1; j < end; j++ {
-			if less(&items[j], &items[m]) {
+		for j := c + 1; j < n; j++ {
+			if lessBit(&items[j], &items[m]) == 1 {
 				m = j
 			}
 		}
-		if !less(&items[m], &e) {
-			break
-		}
-		items[i] = items[m]
+		*hole = items[m]
 		i = m
 	}
-	items[i] = e
+	q.up(i, s)
 }

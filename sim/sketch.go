@@ -31,15 +31,20 @@ func NewSketch() *Sketch {
 	return &Sketch{dd: dd, min: math.Inf(1), max: math.Inf(-1)}
 }
 
-// Add records v. Negative values are clamped to 0 and NaN is ignored.
+// Add records v. Negative values (and -0) are clamped to 0. NaN is ignored,
+// and so is any value too large for the sketch to index (+Inf, or above
+// about 1.2e308), so that the exact count, sum, minimum
+// and maximum always describe the same values as the quantiles.
 func (s *Sketch) Add(v float64) {
 	if math.IsNaN(v) {
 		return
 	}
-	if v < 0 {
+	if v <= 0 {
 		v = 0
 	}
-	_ = s.dd.Add(v)
+	if s.dd.Add(v) != nil {
+		return
+	}
 	s.count++
 	s.sum += v
 	if v < s.min {

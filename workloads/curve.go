@@ -176,6 +176,9 @@ func (c *Curve) Inverse(s float64) float64 {
 			return math.Inf(1)
 		}
 		k := math.Floor(g / total)
+		if math.IsInf(k, 0) {
+			return math.Inf(1) // beyond float64 time
+		}
 		r := g - k*total
 		if r <= 0 {
 			// Exactly k whole periods: the earliest point is where the

@@ -58,6 +58,22 @@ func TestCurveHourlyStep(t *testing.T) {
 	}
 }
 
+func TestCurveInverseAtPlateau(t *testing.T) {
+	// 60/s for an hour, nothing for an hour, 60/s for an hour: the mass of
+	// the first hour is first reached when the first hour ends.
+	c := mustCurve(t, DemandSpec{Hourly: []float64{60, 0, 60}, Unit: "requests/s"}, 0)
+	if got := c.Inverse(60 * 3600); got != 3600 {
+		t.Errorf("Inverse(first hour's mass) = %v, want 3600", got)
+	}
+	if got := c.Inverse(60*3600 + 60); got != 7201 {
+		t.Errorf("Inverse(first hour's mass + 60) = %v, want 7201", got)
+	}
+	lin := mustCurve(t, DemandSpec{Curve: []float64{60, 0, 0, 60}, Every: 3600, Unit: "requests/s", Shape: "linear"}, 0)
+	if got := lin.Inverse(30 * 3600); got != 3600 {
+		t.Errorf("linear: Inverse(first ramp's mass) = %v, want 3600", got)
+	}
+}
+
 func TestCurveFromRelativeToStart(t *testing.T) {
 	d := DemandSpec{Hourly: []float64{600, 1500, 900}, From: "08:00"}
 	// Starting an hour early: nothing for the first hour.

@@ -1,0 +1,282 @@
+package sim
+
+import (
+	"math"
+	"sort"
+	"testing"
+
+	"pgregory.net/rapid"
+)
+
+// genTime draws event times that collide often (small integers, so ties
+// are common) but also cover the awkward corners of float64: negative
+// times, both zeros, infinities and arbitrary values.
+func genTime() *rapid.Generator[float64] {
+	return rapid.OneOf(
+		rapid.Custom(func(t *rapid.T) float64 {
+			return float64(rapid.IntRange(0, 8).Draw(t, "small"))
+		}),
+		rapid.SampledFrom([]float64{
+			0, math.Copysign(0, -1), -1, 0.5, 1e-300, -1e-300,
+			math.Inf(1), math.Inf(-1), math.MaxFloat64, -math.MaxFloat64,
+		}),
+		rapid.Float64(),
+	)
+}
+
+// refQueue is the reference model of Queue: the pending events in push
+// order; the next to pop is the first of a stable sort by time.
+type refQueue struct {
+	pending []Event
+}
+
+func (r *refQueue) push(e Event) { r.pending = append(r.pending, e) }
+
+func (r *refQueue) pop() (Event, bool) {
+	if len(r.pending) == 0 {
+		return Event{}, false
+	}
+	sorted := append([]Event(nil), r.pending...)
+	sort.SliceStable(sorted, func(i, j int) bool { return sorted[i].Time < sorted[j].Time })
+	top := sorted[0]
+	for i, e := range r.pending {
+		if e.Obj == top.Obj {
+			r.pending = append(r.pending[:i], r.pending[i+1:]...)
+			break
+		}
+	}
+	return top, true
+}
+
+// sameEvent compares the fields a caller sees. Times compare with == so that
+// -0 and +0, which the queue treats as equal, match.
+func sameEvent(a, b Event) bool {
+	return a.Time == b.Time && a.Kind == b.Kind && a.Obj == b.Obj && a.Gen == b.Gen
+}
+
+// TestQueueMatchesReference interleaves random pushes and pops and checks
+// every pop, Peek and Len against the reference model, then drains both.
+func TestQueueMatchesReference(t *testing.T) {
+	rapid.Check(t, func(t *rapid.T) {
+		var q Queue
+		var ref refQueue
+		var id int32
+		check := func(label string) {
+			if q.Len() != len(ref.pending) {
+				t.Fatalf("%s: Len = %d, reference has %d", label, q.Len(), len(ref.pending))
+			}
+		}
+		push := func(t *rapid.T) {
+			e := Event{
+				Time: genTime().Draw(t, "time"),
+				Kind: rapid.Uint16().Draw(t, "kind"),
+				Obj:  id,
+				Gen:  rapid.Uint32().Draw(t, "gen"),
+			}
+			id++
+			q.Push(e)
+			ref.push(e)
+			check("push")
+		}
+		pop := func(t *rapid.T) {
+			peek, pok := q.Peek()
+			got, ok := q.Pop()
+			want, wok := ref.pop()
+			if ok != wok || pok != ok {
+				t.Fatalf("Pop ok = %v, Peek ok = %v, reference ok = %v", ok, pok, wok)
+			}
+			if ok && (!sameEvent(got, want) || !sameEvent(peek, got)) {
+				t.Fatalf("Pop = %+v, Peek = %+v, reference pops %+v", got, peek, want)
+			}
+			check("pop")
+		}
+		t.Repeat(map[string]func(*rapid.T){
+			"push": push,
+			"pushBurst": func(t *rapid.T) { // grow the heap past a few levels
+				for range rapid.IntRange(1, 40).Draw(t, "burst") {
+					push(t)
+				}
+			},
+			"pop": pop,
+			"":    func(t *rapid.T) { check("invariant") },
+		})
+		for q.Len() > 0 || len(ref.pending) > 0 {
+			pop(t)
+		}
+		if _, ok := q.Pop(); ok {
+			t.Fatal("Pop on an empty queue reported ok")
+		}
+	})
+}
+
+// TestQueueDrainSorted pushes a batch and checks that draining it yields
+// exactly a stable sort of the batch by time, in non-decreasing
+// (time, push order).
+func TestQueueDrainSorted(t *testing.T) {
+	rapid.Check(t, func(t *rapid.T) {
+		times := rapid.SliceOfN(genTime(), 0, 300).Draw(t, "times")
+		var q Queue
+		in := make([]Event, len(times))
+		for i, tm := range times {
+			in[i] = Event{Time: tm, Obj: int32(i), Kind: uint16(i), Gen: uint32(i)}
+			q.Push(in[i])
+			if q.Len() != i+1 {
+				t.Fatalf("Len = %d after %d pushes", q.Len(), i+1)
+			}
+		}
+		want := append([]Event(nil), in...)
+		sort.SliceStable(want, func(i, j int) bool { return want[i].Time < want[j].Time })
+		for i := range want {
+			got, ok := q.Pop()
+			if !ok {
+				t.Fatalf("Pop %d: queue empty, want %+v", i, want[i])
+			}
+			if !sameEvent(got, want[i]) {
+				t.Fatalf("Pop %d = %+v, want %+v", i, got, want[i])
+			}
+			if i > 0 {
+				prev := want[i-1]
+				if got.Time < prev.Time || (got.Time == prev.Time && got.Obj < prev.Obj) {
+					t.Fatalf("Pop %d = %+v came after %+v", i, got, prev)
+				}
+			}
+			if q.Len() != len(want)-i-1 {
+				t.Fatalf("Len = %d after %d pops of %d", q.Len(), i+1, len(want))
+			}
+		}
+	})
+}
+
+// TestQueueSteadyState runs the pattern a simulation produces, pop the
+// earliest and push at a later time, and checks that pops never go back in
+// time and that ties keep push order.
+func TestQueueSteadyState(t *testing.T) {
+	rapid.Check(t, func(t *rapid.T) {
+		var q Queue
+		n := rapid.IntRange(1, 200).Draw(t, "pending")
+		pushed := make(map[int32]int) // Obj -> push order of its latest push
+		order := 0
+		for i := range n {
+			q.Push(Event{Time: float64(rapid.IntRange(0, 5).Draw(t, "t0")), Obj: int32(i)})
+			pushed[int32(i)] = order
+			order++
+		}
+		var last Event
+		lastOrder := -1
+		for range rapid.IntRange(0, 500).Draw(t, "steps") {
+			e, ok := q.Pop()
+			if !ok {
+				t.Fatal("queue emptied")
+			}
+			o := pushed[e.Obj]
+			if e.Time < last.Time || (e.Time == last.Time && o < lastOrder) {
+				t.Fatalf("popped %+v (push %d) after %+v (push %d)", e, o, last, lastOrder)
+			}
+			last, lastOrder = e, o
+			e.Time += float64(rapid.IntRange(0, 3).Draw(t, "delay"))
+			q.Push(e)
+			pushed[e.Obj] = order
+			order++
+			if q.Len() != n {
+				t.Fatalf("Len = %d, want %d", q.Len(), n)
+			}
+		}
+	})
+}
+
+func TestQueueEmptyAndReset(t *testing.T) {
+	var q Queue
+	if q.Len() != 0 {
+		t.Fatalf("zero Queue Len = %d", q.Len())
+	}
+	if e, ok := q.Peek(); ok || e != (Event{}) {
+		t.Fatalf("Peek on empty = %+v, %v", e, ok)
+	}
+	if e, ok := q.Pop(); ok || e != (Event{}) {
+		t.Fatalf("Pop on empty = %+v, %v", e, ok)
+	}
+	for i := range 100 {
+		q.Push(Event{Time: float64(i % 7), Obj: int32(i)})
+	}
+	q.Reset()
+	if q.Len() != 0 {
+		t.Fatalf("Len after Reset = %d", q.Len())
+	}
+	if _, ok := q.Pop(); ok {
+		t.Fatal("Pop after Reset reported ok")
+	}
+	// Ties after a Reset still pop in push order.
+	for i := range 10 {
+		q.Push(Event{Time: 1, Obj: int32(i)})
+	}
+	for i := range 10 {
+		e, _ := q.Pop()
+		if e.Obj != int32(i) {
+			t.Fatalf("after Reset pop %d = Obj %d, want %d", i, e.Obj, i)
+		}
+	}
+}
+
+// TestQueueKeepsPayload checks that Kind, Obj and Gen come back unchanged
+// at their extremes, and so does Time, bit for bit.
+func TestQueueKeepsPayload(t *testing.T) {
+	var q Queue
+	in := []Event{
+		{Time: -math.MaxFloat64, Kind: math.MaxUint16, Obj: math.MinInt32, Gen: math.MaxUint32},
+		{Time: -1e-310, Kind: 1, Obj: -1, Gen: 1},
+		{Time: 5e-324, Kind: 0, Obj: math.MaxInt32, Gen: 0},
+		{Time: 3.25, Kind: 7, Obj: 42, Gen: 9},
+		{Time: math.Inf(1), Kind: 2, Obj: 2, Gen: 2},
+	}
+	for i := len(in) - 1; i >= 0; i-- {
+		q.Push(in[i])
+	}
+	for i, want := range in {
+		got, _ := q.Pop()
+		if got.Kind != want.Kind || got.Obj != want.Obj || got.Gen != want.Gen ||
+			math.Float64bits(got.Time) != math.Float64bits(want.Time) {
+			t.Fatalf("pop %d = %+v, want %+v", i, got, want)
+		}
+	}
+}
+
+// TestQueueRenumber runs pushes across the point where sequence numbers run
+// out of room and the queue renumbers its pending events: ties must still
+// pop in push order and payloads must survive.
+func TestQueueRenumber(t *testing.T) {
+	rapid.Check(t, func(t *rapid.T) {
+		var q Queue
+		q.next = seqLimit - uint64(rapid.IntRange(0, 40).Draw(t, "room"))
+		var ref refQueue
+		var id int32
+		for range rapid.IntRange(0, 120).Draw(t, "ops") {
+			if q.Len() > 0 && rapid.IntRange(0, 2).Draw(t, "op") == 0 {
+				got, _ := q.Pop()
+				want, _ := ref.pop()
+				if !sameEvent(got, want) {
+					t.Fatalf("Pop = %+v, reference pops %+v", got, want)
+				}
+				continue
+			}
+			e := Event{
+				Time: float64(rapid.IntRange(0, 3).Draw(t, "time")),
+				Kind: rapid.Uint16().Draw(t, "kind"),
+				Obj:  id,
+				Gen:  uint32(id),
+			}
+			id++
+			q.Push(e)
+			ref.push(e)
+			if q.next > seqLimit {
+				t.Fatalf("sequence %d reached the limit", q.next)
+			}
+		}
+		for q.Len() > 0 {
+			got, _ := q.Pop()
+			want, _ := ref.pop()
+			if !sameEvent(got, want) {
+				t.Fatalf("Pop = %+v, reference pops %+v", got, want)
+			}
+		}
+	})
+}
