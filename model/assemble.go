@@ -16,33 +16,44 @@ func (s *Sim) results(interrupted bool) *Results {
 		horizon = s.eng.Now()
 	}
 	total := newGroupStats()
-	tenants := map[string]*groupStats{}
-	var tenantNames []string
 	for _, w := range s.wls {
 		total.merge(w.stats)
-		t := tenants[w.spec.Tenant]
-		if t == nil {
-			t = newGroupStats()
-			tenants[w.spec.Tenant] = t
-			tenantNames = append(tenantNames, w.spec.Tenant)
-		}
-		t.merge(w.stats)
 	}
 	// In flight per workload: offered minus ended.
 	res.Summary = summarize(total, horizon)
 	for _, w := range s.wls {
 		res.Workloads = append(res.Workloads, GroupResult{Name: w.spec.Name, Summary: summarize(w.stats, horizon)})
 	}
-	sort.Strings(tenantNames)
-	for _, n := range tenantNames {
-		res.Tenants = append(res.Tenants, GroupResult{Name: n, Summary: summarize(tenants[n], horizon)})
-	}
+	res.Tenants = s.groupBy(func(w *workload) string { return w.spec.Tenant }, horizon)
+	res.Priorities = s.groupBy(func(w *workload) string { return w.spec.Priority }, horizon)
 	for _, p := range s.provs {
 		res.Backends = append(res.Backends, s.backendResult(p))
 	}
 	res.Series = s.series()
 	res.Verdict = verdict(res)
 	return res
+}
+
+// groupBy summarises the workloads grouped by a label, sorted by label.
+func (s *Sim) groupBy(label func(*workload) string, horizon float64) []GroupResult {
+	groups := map[string]*groupStats{}
+	var names []string
+	for _, w := range s.wls {
+		k := label(w)
+		g := groups[k]
+		if g == nil {
+			g = newGroupStats()
+			groups[k] = g
+			names = append(names, k)
+		}
+		g.merge(w.stats)
+	}
+	sort.Strings(names)
+	out := make([]GroupResult, 0, len(names))
+	for _, n := range names {
+		out = append(out, GroupResult{Name: n, Summary: summarize(groups[n], horizon)})
+	}
+	return out
 }
 
 func summarize(g *groupStats, horizon float64) Summary {

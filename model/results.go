@@ -15,6 +15,7 @@ type Results struct {
 	Summary     Summary         `json:"summary"`
 	Workloads   []GroupResult   `json:"workloads"`
 	Tenants     []GroupResult   `json:"tenants"`
+	Priorities  []GroupResult   `json:"priorities"`
 	Backends    []BackendResult `json:"backends"`
 	Series      Series          `json:"series"`
 	Verdict     []string        `json:"verdict"`

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"path/filepath"
 	"strings"
 
 	"github.com/headroom-sim/headroom/model"
@@ -101,10 +102,13 @@ func (s *Scenario) Config(overrides []Override) (model.Config, error) {
 	if err != nil {
 		return model.Config{}, err
 	}
-	if err := c.apply(overrides, "--set"); err != nil {
+	if err := c.apply(overrides, -1); err != nil {
 		return model.Config{}, err
 	}
-	return c.config("")
+	if err := c.validate(); err != nil {
+		return model.Config{}, c.overrideError(err, -1, nil, overrides)
+	}
+	return c.config(""), nil
 }
 
 // Configs returns the base configuration followed by one per variant, each
@@ -131,22 +135,24 @@ func (s *Scenario) variantConfig(i int, overrides []Override) (model.Config, err
 	if err != nil {
 		return model.Config{}, err
 	}
-	if err := c.apply(overrides, "--set"); err != nil {
+	if err := c.apply(overrides, -1); err != nil {
 		return model.Config{}, err
 	}
 	var ov []Override
 	for _, k := range variantKeys(v.Set) {
 		ov = append(ov, Override{Path: k, Value: v.Set[k]})
 	}
-	where := fmt.Sprintf("variant[%d].set", i)
-	if err := c.apply(ov, where); err != nil {
+	if err := c.apply(ov, i); err != nil {
 		return model.Config{}, err
 	}
 	name := v.Name
 	if name == "" {
 		name = fmt.Sprintf("variant %d", i+1)
 	}
-	return c.config(name)
+	if err := c.validate(); err != nil {
+		return model.Config{}, c.overrideError(err, i, ov, overrides)
+	}
+	return c.config(name), nil
 }
 
 // clone re-decodes the source so overrides never touch the original.
@@ -154,40 +160,94 @@ func (s *Scenario) clone() (*Scenario, error) {
 	return decode(s.file, s.src)
 }
 
-// apply assigns overrides; errors point at where the override came from.
-func (s *Scenario) apply(ov []Override, where string) error {
+// apply assigns overrides; errors point at where the override came from:
+// variant[i].set when variant >= 0, the command line (--set) otherwise.
+func (s *Scenario) apply(ov []Override, variant int) error {
 	for _, o := range ov {
+		key, line := s.overrideSource(variant, o.Path)
 		if strings.HasPrefix(o.Path, "variant") {
-			return &Error{File: s.file, Key: where, Msg: fmt.Sprintf("%q: variants cannot be overridden", o.Path)}
+			return &Error{File: s.file, Line: line, Key: key, Msg: "variants cannot be overridden"}
 		}
 		if err := Set(s, o.Path, o.Value); err != nil {
-			line := 0
-			if where != "--set" {
-				line = s.ix.Line(where)
-			}
 			msg := err.Error()
 			var e *Error
 			if errors.As(err, &e) {
 				msg = e.Msg
 			}
-			return &Error{File: s.file, Line: line, Key: where + " " + o.Path, Msg: msg}
+			return &Error{File: s.file, Line: line, Key: key, Msg: msg}
 		}
 	}
 	return nil
 }
 
-// config validates the (possibly overridden) scenario and builds a Config.
-func (s *Scenario) config(variant string) (model.Config, error) {
-	if err := s.validate(); err != nil {
-		if variant != "" {
-			return model.Config{}, fmt.Errorf("variant %q: %w", variant, err)
-		}
-		return model.Config{}, err
+// overrideSource names where an override of path came from, as an error key
+// (`variant "tier 4" sets provider.sonnet.limits.rpm` or
+// `--set provider.sonnet.limits.rpm`), and its line in the file (0 for
+// --set).
+func (s *Scenario) overrideSource(variant int, path string) (key string, line int) {
+	if variant < 0 {
+		return "--set " + path, 0
 	}
+	at := fmt.Sprintf("variant[%d].set", variant)
+	return DisplayKey(fmt.Sprintf("variant[%d]", variant), NamesFrom(s)) + " sets " + path, s.ix.Line(at + "." + formatKey(path))
+}
+
+// overrideError re-locates a validation problem of the overridden scenario
+// s: when an override (ov from variant i, or else one of sets from the
+// command line) set the key at fault or a table above it, the problem is
+// reported at that override, since the line of the base value it replaced
+// would mislead. A problem of a variant no override explains is reported at
+// the variant.
+func (s *Scenario) overrideError(err error, variant int, ov, sets []Override) error {
+	var e *Error
+	if !errors.As(err, &e) {
+		return err
+	}
+	names := NamesFrom(s)
+	try := func(list []Override, from int) *Error {
+		for j := len(list) - 1; j >= 0; j-- { // the last assignment wins
+			canon, cerr := CanonicalPath(s, list[j].Path)
+			if cerr != nil {
+				continue
+			}
+			k := DisplayKey(canon, names)
+			if e.Key != k && !strings.HasPrefix(e.Key, k+".") && !strings.HasPrefix(e.Key, k+"[") {
+				continue
+			}
+			key, line := s.overrideSource(from, list[j].Path)
+			msg := e.Msg
+			if e.Key != k {
+				msg = e.Key + ": " + msg
+			}
+			return &Error{File: s.file, Line: line, Key: key, Msg: msg}
+		}
+		return nil
+	}
+	if variant >= 0 {
+		if out := try(ov, variant); out != nil {
+			return out
+		}
+	}
+	if out := try(sets, -1); out != nil {
+		return out
+	}
+	if variant >= 0 {
+		key := DisplayKey(fmt.Sprintf("variant[%d]", variant), names)
+		msg := e.Msg
+		if e.Key != "" {
+			msg = e.Key + ": " + msg
+		}
+		return &Error{File: s.file, Line: s.ix.Line(fmt.Sprintf("variant[%d].set", variant)), Key: key, Msg: msg}
+	}
+	return err
+}
+
+// config builds a Config from the (overridden and validated) scenario.
+func (s *Scenario) config(variant string) model.Config {
 	c := model.Config{Name: s.Name, Variant: variant, Seed: s.Seed, Duration: float64(s.Duration), Interval: float64(s.Interval),
 		Workloads: s.Workloads, Providers: s.Providers}
 	if c.Name == "" {
-		c.Name = strings.TrimSuffix(s.file, ".toml")
+		c.Name = strings.TrimSuffix(filepath.Base(s.file), ".toml")
 	}
 	if c.Seed == 0 {
 		c.Seed = defaultSeed
@@ -202,7 +262,7 @@ func (s *Scenario) config(variant string) (model.Config, error) {
 		c.StartClock, _ = workloads.ParseClock(s.Start)
 	}
 	c.ApplyDefaults()
-	return c, nil
+	return c
 }
 
 // validate checks the scenario and reports the first problem located in

@@ -17,7 +17,8 @@ const validateUsage = `Usage: headroom validate FILE...
 Decodes and validates each scenario file, its variants included, without
 running it. Every problem is reported with file, line and key path.
 
-Example:
+Examples:
+  headroom validate my.toml
   headroom validate scenarios/*.toml
 
 `
@@ -25,7 +26,7 @@ Example:
 func cmdValidate(args []string, stdout, stderr io.Writer) error {
 	fs := pflag.NewFlagSet("validate", pflag.ContinueOnError)
 	fs.SetOutput(stderr)
-	fs.Usage = func() { fmt.Fprint(stderr, validateUsage) }
+	fs.Usage = func() { fmt.Fprint(stdout, validateUsage) }
 	if err := fs.Parse(args); err != nil {
 		if errors.Is(err, pflag.ErrHelp) {
 			return errHelp
@@ -35,30 +36,42 @@ func cmdValidate(args []string, stdout, stderr io.Writer) error {
 	if fs.NArg() == 0 {
 		return badInput("validate needs at least one FILE")
 	}
-	bad := 0
+	var problems []error
 	for _, path := range fs.Args() {
-		f, err := os.Open(path)
+		sc, err := validateFile(path)
 		if err != nil {
-			fmt.Fprintf(stderr, "%v\n", err)
-			bad++
-			continue
-		}
-		sc, err := scenarios.Load(f, path)
-		f.Close()
-		if err == nil {
-			_, err = sc.Configs(nil)
-		}
-		if err != nil {
-			fmt.Fprintf(stderr, "%v\n", err)
-			bad++
+			problems = append(problems, err)
 			continue
 		}
 		fmt.Fprintf(stdout, "ok  %s: %d workloads, %d providers, %d variants\n", path, len(sc.Workloads), len(sc.Providers), len(sc.Variants))
 	}
-	if bad > 0 {
-		return badInput("%d of %d files have problems", bad, fs.NArg())
+	switch {
+	case len(problems) == 0:
+		return nil
+	case fs.NArg() == 1:
+		return problems[0] // printed once, by exitStatus
 	}
-	return nil
+	for _, err := range problems {
+		fmt.Fprintf(stderr, "headroom: %v\n", err)
+	}
+	return badInput("%d of %d files have problems", len(problems), fs.NArg())
+}
+
+// validateFile loads the scenario at path and builds every variant.
+func validateFile(path string) (*scenarios.Scenario, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, usageError{err}
+	}
+	defer f.Close()
+	sc, err := scenarios.Load(f, path)
+	if err != nil {
+		return nil, err
+	}
+	if _, err := sc.Configs(nil); err != nil {
+		return nil, err
+	}
+	return sc, nil
 }
 
 const examplesUsage = `Usage: headroom examples [NAME]
@@ -75,7 +88,7 @@ Examples:
 func cmdExamples(args []string, stdout, stderr io.Writer) error {
 	fs := pflag.NewFlagSet("examples", pflag.ContinueOnError)
 	fs.SetOutput(stderr)
-	fs.Usage = func() { fmt.Fprint(stderr, examplesUsage) }
+	fs.Usage = func() { fmt.Fprint(stdout, examplesUsage) }
 	if err := fs.Parse(args); err != nil {
 		if errors.Is(err, pflag.ErrHelp) {
 			return errHelp

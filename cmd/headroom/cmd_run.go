@@ -59,7 +59,12 @@ func cmdRun(args []string, stdout, stderr io.Writer) error {
 	fs.BoolVarP(&o.quiet, "quiet", "q", false, "print nothing but errors")
 	fs.IntVar(&o.workers, "workers", runtime.GOMAXPROCS(0), "variants simulated in parallel")
 	fs.BoolVar(&o.base, "base-only", false, "run only the base scenario, not its variants")
-	fs.Usage = func() { fmt.Fprint(stderr, runUsage); fs.PrintDefaults() }
+	fs.Usage = func() { // only for --help (ContinueOnError): to stdout
+		fmt.Fprint(stdout, runUsage)
+		fs.SetOutput(stdout)
+		fs.PrintDefaults()
+		fs.SetOutput(stderr)
+	}
 	if err := fs.Parse(args); err != nil {
 		if errors.Is(err, pflag.ErrHelp) {
 			return errHelp

@@ -45,6 +45,16 @@ Run "headroom COMMAND --help" for a command's flags.
 Exit status: 0 success, 1 the run failed or was interrupted, 2 bad input.
 `
 
+const versionUsage = `Usage: headroom version
+
+Prints the version of headroom.
+
+Examples:
+  headroom version
+  headroom --version
+
+`
+
 func main() {
 	os.Exit(run(os.Args[1:], os.Stdout, os.Stderr))
 }
@@ -63,6 +73,10 @@ func run(args []string, stdout, stderr io.Writer) int {
 	case "examples":
 		err = cmdExamples(args[1:], stdout, stderr)
 	case "version", "--version":
+		if len(args) > 1 && (args[1] == "-h" || args[1] == "--help") {
+			fmt.Fprint(stdout, versionUsage)
+			break
+		}
 		fmt.Fprintf(stdout, "headroom %s\n", version)
 	case "help", "-h", "--help":
 		fmt.Fprint(stdout, topUsage)

@@ -1,0 +1,240 @@
+package scenarios_test
+
+import (
+	"context"
+	"math"
+	"strings"
+	"testing"
+
+	"github.com/headroom-sim/headroom/model"
+	"github.com/headroom-sim/headroom/scenarios"
+)
+
+// runExample runs an embedded example's base and variants.
+func runExample(t *testing.T, name string, overrides ...scenarios.Override) []*model.Results {
+	t.Helper()
+	sc, err := scenarios.LoadExample(name)
+	if err != nil {
+		t.Fatal(err)
+	}
+	cfgs, err := sc.Configs(overrides)
+	if err != nil {
+		t.Fatal(err)
+	}
+	res, err := model.RunAll(context.Background(), cfgs, 2, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return res
+}
+
+func within(t *testing.T, what string, got, want, rel float64) {
+	t.Helper()
+	if math.Abs(got-want) > rel*math.Abs(want) {
+		t.Errorf("%s = %.4g, want %.4g within %.1f%%", what, got, want, 100*rel)
+	}
+}
+
+func limit(r *model.Results, backend, dim string) model.LimitResult {
+	for _, b := range r.Backends {
+		if b.Name == backend {
+			for _, l := range b.Limits {
+				if l.Dimension == dim && l.Scope == "org" {
+					return l
+				}
+			}
+		}
+	}
+	return model.LimitResult{}
+}
+
+func TestEveryExampleLoadsAndRuns(t *testing.T) {
+	for _, e := range scenarios.Examples() {
+		if e.Description == "" {
+			t.Errorf("%s: no description", e.Name)
+		}
+		res := runExample(t, e.Name, scenarios.Override{Path: "duration", Value: "10m"})
+		for _, r := range res {
+			q := r.Summary.Requests
+			if q.Offered != q.Completed+q.Failed+q.InFlightAtEnd {
+				t.Errorf("%s/%s: requests not conserved: %+v", e.Name, r.Variant, q)
+			}
+		}
+	}
+}
+
+// Seed 002: 1,500/min against 1,000/min from 09:00 to 10:00. The fluid
+// limit: the backlog grows at 500/min to 30,000 at 10:00, then drains at
+// 100/min to 24,000 at 11:00 and at 500/min after, clearing at 11:48.
+func TestSalespeopleFluidLimit(t *testing.T) {
+	res := runExample(t, "salespeople-peak")
+	base := res[0]
+	s := base.Series
+	peak, at := 0.0, 0
+	for i, v := range s.QueueLength {
+		if v > peak {
+			peak, at = v, i
+		}
+	}
+	// Series values are interval means: the interval from 10:00 has a
+	// mean backlog of 30,000 - 100/2 = 29,950 (it drains at 100/min), the
+	// one before 29,750. Poisson noise over the hour's 90,000 arrivals is
+	// about 300.
+	within(t, "peak backlog", peak, 29950, 0.03)
+	if got := s.Clock[at]; got != "09:59" && got != "10:00" && got != "10:01" {
+		t.Errorf("backlog peaks in the interval from %s, want about 10:00", got)
+	}
+	clear := -1
+	for i := at; i < len(s.QueueLength); i++ {
+		if s.QueueLength[i] < 100 {
+			clear = i
+			break
+		}
+	}
+	if clear < 0 {
+		t.Fatal("backlog never clears")
+	}
+	// 11:48 is 4h48m after the 07:00 start: interval 288.
+	if d := clear - 288; d < -4 || d > 4 {
+		t.Errorf("backlog clears in the interval from %s, want 11:48 ± 4 min", s.Clock[clear])
+	}
+	// Throughput is pinned at the limit during the backlog.
+	for i := at - 30; i < at; i++ {
+		if c := s.Completed[i]; c < 950 || c > 1050 {
+			t.Errorf("%s: %d completions, want about 1,000 (the limit)", s.Clock[i], c)
+		}
+	}
+	if base.Summary.Requests.Failed != 0 {
+		t.Errorf("queueing client lost %d requests", base.Summary.Requests.Failed)
+	}
+	// Who sent at 9 a.m. waits far longer than who sent at 11:50.
+	if w9, w12 := s.QueueWaitP95[at-1], s.QueueWaitP95[300]; w9 < 20*60 || w12 > 5 {
+		t.Errorf("queue wait p95 at 09:58 %.0fs, at 12:00 %.1fs", w9, w12)
+	}
+	// Without the client queue the excess is refused instead.
+	sdk := res[1]
+	if sdk.Summary.Attempts.Rejected["rpm"] == 0 || sdk.Summary.Requests.Failed == 0 {
+		t.Errorf("sdk variant: rpm 429s %d, failed %d; want both > 0", sdk.Summary.Attempts.Rejected["rpm"], sdk.Summary.Requests.Failed)
+	}
+}
+
+// Seed 000: 2M ITPM with 80% of input read from cache processes about
+// 10M input tokens a minute; when reads count, 2M.
+func TestCacheReadsMultiplyInputThroughput(t *testing.T) {
+	res := runExample(t, "cache-reads")
+	within(t, "input tokens/min, reads free", res[0].Summary.Throughput.InputTokensPerS*60, 10e6, 0.03)
+	within(t, "input tokens/min, reads count", res[1].Summary.Throughput.InputTokensPerS*60, 2e6, 0.03)
+	within(t, "cache hit rate", res[0].Summary.Tokens.CacheHitRate, 0.8, 0.01)
+	if !limit(res[0], "claude", "itpm").Binding {
+		t.Error("ITPM should be the binding limit")
+	}
+}
+
+// Seed 001: 50 users hold; 5,000 hit the TPM limit.
+func TestEmailLaunch(t *testing.T) {
+	res := runExample(t, "email-launch")
+	calm, spike := res[0], res[1]
+	if n := sumMap(calm.Summary.Attempts.Rejected); n != 0 {
+		t.Errorf("50 users: %d refusals, want none", n)
+	}
+	// Interactive response time law for a closed loop: X = N / (Z + R).
+	x := calm.Summary.Throughput.RequestsPerS
+	r := calm.Summary.Latency.E2E.Mean
+	within(t, "50-user throughput", x, 50/(30+r), 0.03)
+	// 5,000 users: TPM binds and throughput pins at the limit: tokens
+	// admitted per minute at most 2M plus the one-minute burst.
+	tpm := limit(spike, "frontier", "tpm")
+	if !tpm.Binding || tpm.Rejected == 0 {
+		t.Errorf("5,000 users: TPM should bind, got %+v", tpm)
+	}
+	tok := (spike.Summary.Throughput.InputTokensPerS + spike.Summary.Throughput.OutputTokensPerS) * spike.DurationS
+	if max := 2e6*spike.DurationS/60 + 2e6; tok > max {
+		t.Errorf("5,000 users: %.3g tokens served, above the limit's %.3g", tok, max)
+	}
+	if tok < 0.9*2e6*spike.DurationS/60 {
+		t.Errorf("5,000 users: %.3g tokens served, want the limit nearly saturated", tok)
+	}
+	if spike.Summary.Requests.Failed == 0 {
+		t.Error("5,000 users: expected failed requests")
+	}
+}
+
+// Seed 004 from the client side.
+func TestBatchJobFloorAndClients(t *testing.T) {
+	// The first second: 200 requests each reserving 6,000 + 8 x 4,096 =
+	// 38,768 units against a 600,000 burst: exactly 15 fit.
+	first := runExample(t, "batch-job", scenarios.Override{Path: "duration", Value: "1s"})[0]
+	if got := first.Backends[0].Admitted; got != 15 {
+		t.Errorf("burst admits %d, want 15", got)
+	}
+	if got := first.Summary.Attempts.Rejected["tpm"]; got != 185 {
+		t.Errorf("first-second TPM 429s %d, want 185", got)
+	}
+	res := runExample(t, "batch-job")
+	naive, paced := res[0], res[1]
+	// The floor: 100M units at 300,000 a minute is 5.56 hours.
+	floor := 10000 * (6000 + 8*500) / 300000.0 * 60
+	if ms := paced.Summary.MakespanS; ms < floor || ms > floor*1.06 {
+		t.Errorf("paced job took %.2fh, want within 6%% above the %.2fh floor", ms/3600, floor/3600)
+	}
+	if paced.Summary.Requests.Completed != 10000 {
+		t.Errorf("paced job completed %d of 10,000", paced.Summary.Requests.Completed)
+	}
+	if n := sumMap(paced.Summary.Attempts.Rejected); n > 100 {
+		t.Errorf("paced job got %d 429s, want almost none", n)
+	}
+	if n := naive.Summary.Attempts.Rejected["tpm"]; n < 10*10000/2 {
+		t.Errorf("naive client: %d TPM 429s, want a storm", n)
+	}
+	if naive.Summary.Requests.Completed >= paced.Summary.Requests.Completed/2 {
+		t.Errorf("naive client completed %d, want far fewer than the paced client", naive.Summary.Requests.Completed)
+	}
+}
+
+// The default scenario shows the story it promises: the peak hits a
+// limit, requests are refused and retried, a backlog builds after 9 a.m.
+// and drains; the next tier removes all of it.
+func TestDefaultScenarioStory(t *testing.T) {
+	res := runExample(t, scenarios.DefaultExample)
+	base, tier4 := res[0], res[1]
+	var first float64 = math.Inf(1)
+	for _, b := range base.Backends {
+		for _, l := range b.Limits {
+			if l.Rejected > 0 && l.FirstRejectS < first {
+				first = l.FirstRejectS
+			}
+		}
+	}
+	if first < 8*3600 || first > 10*3600 {
+		t.Errorf("first 429 at %.0fs, want during the 9 a.m. peak", first)
+	}
+	if base.Summary.Attempts.Retries == 0 {
+		t.Error("no retries in the base")
+	}
+	peak, at := 0.0, 0
+	for i, v := range base.Series.QueueLength {
+		if v > peak {
+			peak, at = v, i
+		}
+	}
+	if peak < 5 || !strings.HasPrefix(base.Series.Clock[at], "09") {
+		t.Errorf("backlog peak %.1f at %s, want a backlog in the 9 o'clock hour", peak, base.Series.Clock[at])
+	}
+	if last := base.Series.QueueLength[len(base.Series.QueueLength)-1]; last > 1 {
+		t.Errorf("backlog %.1f at the end, want drained", last)
+	}
+	if n := sumMap(tier4.Summary.Attempts.Rejected); n != 0 {
+		t.Errorf("tier 4: %d refusals, want none", n)
+	}
+	if len(base.Verdict) < 3 || !strings.Contains(strings.Join(base.Verdict, " "), "binds") {
+		t.Errorf("verdict does not say what binds: %q", base.Verdict)
+	}
+}
+
+func sumMap(m map[string]int64) int64 {
+	var s int64
+	for _, v := range m {
+		s += v
+	}
+	return s
+}
