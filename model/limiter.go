@@ -37,6 +37,7 @@ type limitSet struct {
 	cacheCounts   bool
 	weights       WeightsSpec
 	countRejected bool
+	empty         bool // no dimension is limited: skip all accounting
 }
 
 func newLimitSet(l LimitsSpec, startClock float64) *limitSet {
@@ -87,6 +88,12 @@ func newLimitSet(l LimitsSpec, startClock float64) *limitSet {
 				size = rate * float64(l.Burst)
 			}
 			s.win[d] = newTokenBucket(rate, size)
+		}
+	}
+	s.empty = true
+	for _, w := range s.win {
+		if w != nil {
+			s.empty = false
 		}
 	}
 	return s

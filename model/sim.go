@@ -50,6 +50,11 @@ type request struct {
 	doneAt    float64
 	prevDelay float64
 	retryAft  float64
+}
+
+// reqLimits is what a request was charged under each scope, kept apart
+// from request so that requests to unlimited backends never touch it.
+type reqLimits struct {
 	orgCharge charge
 	keyCharge charge
 	orgTix    [numDims]uint64
@@ -87,6 +92,7 @@ type Sim struct {
 	wls   []*workload
 	provs []*provider
 	reqs  []request
+	lims  []reqLimits
 	free  []int32
 	nInt  int
 	live  int64
@@ -211,8 +217,15 @@ func (s *Sim) start() {
 			}
 		}
 	}
-	for i := 1; i <= s.nInt; i++ {
-		s.eng.Schedule(math.Min(float64(i)*s.cfg.Interval, s.cfg.Duration), evTick, int32(i-1), 0)
+	// Interval ticks are scheduled one at a time, so they add one pending
+	// event rather than one per interval to the heap.
+	s.scheduleTick(0)
+}
+
+// scheduleTick schedules the end of interval i, if there is one.
+func (s *Sim) scheduleTick(i int) {
+	if i < s.nInt {
+		s.eng.Schedule(math.Min(float64(i+1)*s.cfg.Interval, s.cfg.Duration), evTick, int32(i), 0)
 	}
 }
 
@@ -224,6 +237,7 @@ func (s *Sim) Handle(e sim.Event) {
 		return
 	case evTick:
 		s.ser.tick(int(e.Obj), s.eng.Now())
+		s.scheduleTick(int(e.Obj) + 1)
 		return
 	}
 	r := &s.reqs[e.Obj]
@@ -259,6 +273,7 @@ func (s *Sim) alloc() int32 {
 		return id
 	}
 	s.reqs = append(s.reqs, request{})
+	s.lims = append(s.lims, reqLimits{})
 	return int32(len(s.reqs) - 1)
 }
 
@@ -362,15 +377,19 @@ func (s *Sim) send(id int32) {
 		s.sendBatch(id, iv)
 		return
 	}
+	lm := &s.lims[id]
 	read, write := p.cacheSplit(int(r.wl), int(r.prefix), w.spec.Tokens.SharedPrefix, int(r.input), now)
 	uncached := int(r.input) - read - write
-	r.orgCharge = p.org.chargeFor(uncached, write, read, int(r.maxTok))
-	ok, dim, wait := p.org.check(now, &r.orgCharge)
+	ok, dim, wait := true, 0, 0.0
+	if !p.org.empty {
+		lm.orgCharge = p.org.chargeFor(uncached, write, read, int(r.maxTok))
+		ok, dim, wait = p.org.check(now, &lm.orgCharge)
+	}
 	scope, rsBase := 0, 0
 	if ok && w.key >= 0 {
 		ks := p.keys[w.key]
-		r.keyCharge = ks.chargeFor(uncached, write, read, int(r.maxTok))
-		ok, dim, wait = ks.check(now, &r.keyCharge)
+		lm.keyCharge = ks.chargeFor(uncached, write, read, int(r.maxTok))
+		ok, dim, wait = ks.check(now, &lm.keyCharge)
 		scope, rsBase = w.key+1, rsKeyBase
 	}
 	if !ok {
@@ -395,11 +414,13 @@ func (s *Sim) send(id int32) {
 		return
 	}
 	// Admitted by every limit: charge them and commit the cache decision.
-	p.org.take(now, &r.orgCharge, &r.orgTix)
-	p.stats.use(0, iv, &r.orgCharge)
+	if !p.org.empty {
+		p.org.take(now, &lm.orgCharge, &lm.orgTix)
+		p.stats.use(0, iv, &lm.orgCharge)
+	}
 	if w.key >= 0 {
-		p.keys[w.key].take(now, &r.keyCharge, &r.keyTix)
-		p.stats.use(w.key+1, iv, &r.keyCharge)
+		p.keys[w.key].take(now, &lm.keyCharge, &lm.keyTix)
+		p.stats.use(w.key+1, iv, &lm.keyCharge)
 	}
 	p.commitCache(int(r.wl), int(r.prefix), read, write, now)
 	r.read, r.write = int32(read), int32(write)
@@ -508,11 +529,14 @@ func (s *Sim) done(id int32) {
 		p.batchQ -= float64(r.input)
 	} else {
 		iv := s.interval(now)
-		p.org.settle(now, &r.orgCharge, int(r.output), &r.orgTix)
-		p.stats.settle(0, iv, &r.orgCharge, int(r.output))
+		lm := &s.lims[id]
+		if !p.org.empty {
+			p.org.settle(now, &lm.orgCharge, int(r.output), &lm.orgTix)
+			p.stats.settle(0, iv, &lm.orgCharge, int(r.output))
+		}
 		if w.key >= 0 {
-			p.keys[w.key].settle(now, &r.keyCharge, int(r.output), &r.keyTix)
-			p.stats.settle(w.key+1, iv, &r.keyCharge, int(r.output))
+			p.keys[w.key].settle(now, &lm.keyCharge, int(r.output), &lm.keyTix)
+			p.stats.settle(w.key+1, iv, &lm.keyCharge, int(r.output))
 		}
 		if p.conCap > 0 {
 			p.conUsed--

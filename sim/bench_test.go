@@ -136,3 +136,19 @@ func TestEngineNoAllocs(t *testing.T) {
 		t.Fatalf("Pending = %d, want %d", eng.Pending(), benchPending)
 	}
 }
+
+// BenchmarkSketchAdd measures one Add into a warmed-up sketch.
+func BenchmarkSketchAdd(b *testing.B) {
+	s := NewSketch()
+	vals := make([]float64, 1024)
+	r := Stream(1, "bench", 0)
+	for i := range vals {
+		vals[i] = r.ExpFloat64()
+		s.Add(vals[i])
+	}
+	b.ReportAllocs()
+	b.ResetTimer()
+	for i := 0; i < b.N; i++ {
+		s.Add(vals[i&1023])
+	}
+}

@@ -1,49 +1,67 @@
 package sim
 
-import (
-	"math"
-
-	"github.com/DataDog/sketches-go/ddsketch"
-)
+import "math"
 
 // SketchAccuracy is the relative accuracy of every quantile Headroom
-// reports: a reported p95 is within 1% of a value whose rank is exactly the
-// 95th percentile.
+// reports: a reported p95 is within 1% of the value whose rank is exactly
+// the 95th percentile (floor(q*(n-1)), 0-based, as DDSketch defines it).
 const SketchAccuracy = 0.01
 
-// Sketch records a distribution of non-negative values in bounded memory. It
-// wraps DataDog's DDSketch (relative-error guarantee, mergeable) and keeps
-// the exact count, sum, minimum and maximum beside it.
+// subBits is how many mantissa bits select a bucket within a power of two:
+// 64 buckets per octave, each at most 1/64 of its lower bound wide, so the
+// bucket midpoint is within 1/128 (0.78%) of any value in it.
+const subBits = 6
+
+// shift drops the mantissa bits below the sub-bucket bits.
+const shift = 52 - subBits
+
+// minTracked is the smallest value given a bucket; smaller ones count as
+// zero (a nanosecond, for durations in seconds).
+const minTracked = 1e-9
+
+// Sketch records a distribution of non-negative values in bounded memory
+// with a relative-error guarantee, and merges exactly. It is a log-linear
+// histogram in the manner of HdrHistogram and DDSketch: a value's bucket
+// is read off the bits of its float64 representation (exponent and top
+// mantissa bits), which costs a shift, where DDSketch's pluggable mapping
+// and store interfaces cost about 15-50 ns per value on the hot path
+// (measured: about a quarter of the time per simulated request). Counts are
+// kept densely between the smallest and largest bucket seen. The exact
+// count, sum, minimum and maximum are kept beside it.
 type Sketch struct {
-	dd    *ddsketch.DDSketch
-	count float64
-	sum   float64
-	min   float64
-	max   float64
+	counts []uint64 // counts[i] is bucket offset+i
+	offset int
+	zeros  uint64
+	count  float64
+	sum    float64
+	min    float64
+	max    float64
 }
 
 // NewSketch returns an empty sketch with SketchAccuracy.
 func NewSketch() *Sketch {
-	dd, err := ddsketch.LogUnboundedDenseDDSketch(SketchAccuracy)
-	if err != nil { // only for an accuracy outside (0,1)
-		panic(err)
-	}
-	return &Sketch{dd: dd, min: math.Inf(1), max: math.Inf(-1)}
+	return &Sketch{min: math.Inf(1), max: math.Inf(-1)}
 }
 
-// Add records v. Negative values (and -0) are clamped to 0. NaN is ignored,
-// and so is any value too large for the sketch to index (+Inf, or above
-// about 1.2e308), so that the exact count, sum, minimum
-// and maximum always describe the same values as the quantiles.
+// bucketOf is the bucket index of v > 0.
+func bucketOf(v float64) int { return int(math.Float64bits(v) >> shift) }
+
+// bucketValue is the midpoint of bucket i.
+func bucketValue(i int) float64 {
+	lo := math.Float64frombits(uint64(i) << shift)
+	hi := math.Float64frombits(uint64(i+1) << shift)
+	return (lo + hi) / 2
+}
+
+// Add records v. Negative values (and -0) are clamped to 0. NaN and +Inf
+// are ignored, so that the exact count, sum, minimum and maximum always
+// describe the same values as the quantiles.
 func (s *Sketch) Add(v float64) {
-	if math.IsNaN(v) {
+	if !(v <= math.MaxFloat64) { // NaN or +Inf
 		return
 	}
 	if v <= 0 {
 		v = 0
-	}
-	if s.dd.Add(v) != nil {
-		return
 	}
 	s.count++
 	s.sum += v
@@ -53,6 +71,34 @@ func (s *Sketch) Add(v float64) {
 	if v > s.max {
 		s.max = v
 	}
+	if v < minTracked {
+		s.zeros++
+		return
+	}
+	i := bucketOf(v) - s.offset
+	if uint(i) >= uint(len(s.counts)) {
+		i = s.grow(i + s.offset)
+	}
+	s.counts[i]++
+}
+
+// grow extends the dense range to cover bucket b and returns its position.
+func (s *Sketch) grow(b int) int {
+	if len(s.counts) == 0 {
+		s.counts = make([]uint64, 64)
+		s.offset = b - 32
+		return b - s.offset
+	}
+	lo, hi := s.offset, s.offset+len(s.counts)
+	if b < lo {
+		lo = b - (hi-lo)/2
+	} else {
+		hi = b + 1 + (hi-lo)/2
+	}
+	nc := make([]uint64, hi-lo)
+	copy(nc[s.offset-lo:], s.counts)
+	s.counts, s.offset = nc, lo
+	return b - s.offset
 }
 
 // Count is the number of values recorded.
@@ -85,17 +131,31 @@ func (s *Sketch) Min() float64 {
 	return s.min
 }
 
-// Quantile returns the q-quantile (0..1) within SketchAccuracy, clamped to
-// the exact minimum and maximum; 0 when empty.
+// Quantile returns the q-quantile (0..1) within SketchAccuracy: the value of
+// 0-based rank floor(q*(n-1)), clamped to the exact minimum and maximum; 0
+// when empty.
 func (s *Sketch) Quantile(q float64) float64 {
 	if s.count == 0 {
 		return 0
 	}
-	v, err := s.dd.GetValueAtQuantile(q)
-	if err != nil {
-		return 0
+	if q <= 0 {
+		return s.min
 	}
-	return math.Min(math.Max(v, s.min), s.max)
+	if q >= 1 {
+		return s.max
+	}
+	rank := uint64(q * (s.count - 1))
+	seen := s.zeros
+	if rank < seen {
+		return s.min
+	}
+	for i, c := range s.counts {
+		seen += c
+		if rank < seen {
+			return math.Min(math.Max(bucketValue(i+s.offset), s.min), s.max)
+		}
+	}
+	return s.max
 }
 
 // Merge adds every value recorded in o to s.
@@ -103,9 +163,24 @@ func (s *Sketch) Merge(o *Sketch) {
 	if o == nil || o.count == 0 {
 		return
 	}
-	_ = s.dd.MergeWith(o.dd)
+	if len(o.counts) > 0 {
+		s.grow0(o.offset)
+		s.grow0(o.offset + len(o.counts) - 1)
+		base := o.offset - s.offset
+		for i, c := range o.counts {
+			s.counts[base+i] += c
+		}
+	}
+	s.zeros += o.zeros
 	s.count += o.count
 	s.sum += o.sum
 	s.min = math.Min(s.min, o.min)
 	s.max = math.Max(s.max, o.max)
+}
+
+// grow0 makes sure bucket b is inside the dense range.
+func (s *Sketch) grow0(b int) {
+	if i := b - s.offset; uint(i) >= uint(len(s.counts)) || len(s.counts) == 0 {
+		s.grow(b)
+	}
 }

@@ -64,7 +64,7 @@ func validateFile(path string) (*scenarios.Scenario, error) {
 		return nil, usageError{err}
 	}
 	defer f.Close()
-	sc, err := scenarios.Load(f, path)
+	sc, err := loadOpened(f, path)
 	if err != nil {
 		return nil, err
 	}

@@ -26,7 +26,7 @@ func loadScenario(arg string) (*scenarios.Scenario, error) {
 	f, err := os.Open(arg)
 	if err == nil {
 		defer f.Close()
-		return scenarios.Load(f, arg)
+		return loadOpened(f, arg)
 	}
 	if !errors.Is(err, os.ErrNotExist) {
 		return nil, usageError{err}
@@ -35,4 +35,14 @@ func loadScenario(arg string) (*scenarios.Scenario, error) {
 		return nil, badInput("%s: no such file, and %v", arg, lerr)
 	}
 	return scenarios.LoadExample(arg)
+}
+
+// loadOpened loads the scenario file f opened from path. A file that cannot
+// be read (a directory, say) is bad input, like a problem inside it.
+func loadOpened(f *os.File, path string) (*scenarios.Scenario, error) {
+	sc, err := scenarios.Load(f, path)
+	if err != nil && !isBadInput(err) {
+		return nil, usageError{err}
+	}
+	return sc, err
 }

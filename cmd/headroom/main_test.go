@@ -81,6 +81,13 @@ func TestValidateSeveralFiles(t *testing.T) {
 	if code != exitBadInput || !strings.HasPrefix(stderr, "headroom: open ") {
 		t.Errorf("validate missing file: exit %d, stderr %q", code, stderr)
 	}
+	dir := t.TempDir() // a directory is not a scenario file
+	for _, cmd := range []string{"run", "validate"} {
+		code, stdout, stderr = cli(t, cmd, dir)
+		if code != exitBadInput || stdout != "" || !strings.HasPrefix(stderr, "headroom: "+dir+": ") {
+			t.Errorf("%s DIR: exit %d, stdout %q, stderr %q", cmd, code, stdout, stderr)
+		}
+	}
 	if code, _, _ = cli(t, "validate"); code != exitBadInput {
 		t.Errorf("validate with no file: exit %d, want 2", code)
 	}
