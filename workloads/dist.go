@@ -311,7 +311,7 @@ func (d Dist) MeanValue() float64 {
 // Empirical sampling scans the weights linearly (two passes when weights
 // are given, O(1) when they are equal), so nothing is precomputed and a
 // Dist stays a plain value.
-func (d Dist) Sample(r *rand.Rand) float64 {
+func (d *Dist) Sample(r *rand.Rand) float64 {
 	switch d.Kind {
 	case KindFixed:
 		return d.Value
@@ -340,7 +340,7 @@ func (d Dist) Sample(r *rand.Rand) float64 {
 
 // sampleEmpirical picks a value with probability proportional to its
 // weight: the first index whose running weight sum exceeds u·total.
-func (d Dist) sampleEmpirical(r *rand.Rand) float64 {
+func (d *Dist) sampleEmpirical(r *rand.Rand) float64 {
 	n := len(d.Values)
 	if n == 0 {
 		return 0

@@ -1,0 +1,135 @@
+package model
+
+import "math"
+
+// arrive creates the workload's next request(s) and schedules the next
+// arrival of an open-loop workload.
+func (s *Sim) arrive(w *workload) {
+	now := s.eng.Now()
+	n := 1
+	if w.job {
+		n = w.spec.Demand.Count
+	}
+	for k := 0; k < n; k++ {
+		s.newRequest(w, now)
+	}
+	if w.arrivals != nil {
+		if t := w.arrivals.Next(); t < s.cfg.Duration {
+			s.eng.Schedule(t, evArrival, int32(w.idx), 0)
+		}
+	}
+}
+
+func (s *Sim) newRequest(w *workload, now float64) {
+	id := s.alloc()
+	r := &s.reqs[id]
+	gen := r.gen + 1
+	in, out, prefix := w.spec.Tokens.Sample(w.rngTok)
+	*r = request{gen: gen, wl: int32(w.idx), batch: w.batch, input: int32(in), output: int32(out), prefix: int32(prefix),
+		maxTok: int32(w.maxTok), arrival: now, lastRsn: -1}
+	if int(r.output) > w.maxTok {
+		r.output = int32(w.maxTok)
+	}
+	w.stats.offered++
+	s.ser.offered[s.interval(now)]++
+	s.live++
+	s.ser.inFlight.Add(now, 1)
+	if w.semCap > 0 && w.semUsed >= w.semCap {
+		r.state = stClientQueue
+		w.semQ.push(id)
+		s.ser.queue.Add(now, 1)
+		return
+	}
+	w.semUsed++
+	s.attempt(id)
+}
+
+// attempt passes a request through the client's pacer towards the backend.
+func (s *Sim) attempt(id int32) {
+	r := &s.reqs[id]
+	w := s.wls[r.wl]
+	now := s.eng.Now()
+	wait := 0.0
+	if w.paceReq != nil {
+		wait = reserve(w.paceReq, now, 1)
+	}
+	if w.paceTok != nil {
+		wait = math.Max(wait, reserve(w.paceTok, now, float64(r.input+r.maxTok)))
+	}
+	if wait > 0 {
+		r.state = stPacing
+		s.ser.queue.Add(now, 1)
+		s.eng.Schedule(now+wait, evSend, id, r.gen)
+		return
+	}
+	s.send(id)
+}
+
+// reserve takes n from a pacing bucket unconditionally and returns how long
+// the caller must wait for its reservation to mature.
+func reserve(b *tokenBucket, now, n float64) float64 {
+	b.refill(now)
+	b.level -= n
+	if b.level >= 0 {
+		return 0
+	}
+	return -b.level / b.rate
+}
+
+// refused applies the client's retry policy to a refused attempt.
+func (s *Sim) refused(id int32, reason int, retryAfter float64) {
+	r := &s.reqs[id]
+	w := s.wls[r.wl]
+	r.lastRsn = int16(reason)
+	if retryable(reason) {
+		d, ok := w.retry.delay(int(r.attempts)-1, retryAfter, r.prevDelay, w.rngClient)
+		if ok {
+			r.prevDelay = d
+			r.state = stBackoff
+			s.ser.queue.Add(s.eng.Now(), 1)
+			s.eng.Schedule(s.eng.Now()+d, evRetry, id, r.gen)
+			return
+		}
+		if w.retry.honorRA && w.retry.overCap == 1 && retryAfter > w.retry.raCap && w.retry.raCap > 0 && int(r.attempts) < w.retry.attempts {
+			reason = rsRetryAfterCap
+		}
+	}
+	s.fail(id, reason)
+}
+
+// fail ends a request without an answer.
+func (s *Sim) fail(id int32, reason int) {
+	r := &s.reqs[id]
+	w := s.wls[r.wl]
+	if r.state == stService && r.batch {
+		w.prov.batchQ -= float64(r.input)
+	}
+	w.stats.failed++
+	w.stats.failedBy[reason]++
+	s.ser.failed[s.interval(s.eng.Now())]++
+	s.finish(id, w)
+}
+
+// finish releases the request's client slot and its record.
+func (s *Sim) finish(id int32, w *workload) {
+	now := s.eng.Now()
+	r := &s.reqs[id]
+	r.state = stFree
+	r.gen++
+	s.free = append(s.free, id)
+	s.live--
+	s.ser.inFlight.Add(now, -1)
+	if w.semCap > 0 {
+		if next, ok := w.semQ.pop(); ok {
+			s.ser.queue.Add(now, -1)
+			s.attempt(next)
+		} else {
+			w.semUsed--
+		}
+	}
+	if w.closed {
+		if t := now + w.spec.Demand.Think.Sample(w.rngThink); t < s.cfg.Duration {
+			s.eng.Schedule(t, evArrival, int32(w.idx), 0)
+		}
+	}
+}

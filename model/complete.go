@@ -1,0 +1,39 @@
+package model
+
+// complete records a finished request: its tokens and cost (tally), its
+// latencies, goodput and series; then releases it. The backend has already
+// released what it held. r.admitted is when service began and r.ttftSvc the
+// time from then to the first token.
+func (s *Sim) complete(id int32, tally *tokenTally) {
+	r := &s.reqs[id]
+	w := s.wls[r.wl]
+	now := s.eng.Now()
+	st := w.stats
+	st.tok.add(tally)
+	ttft := r.admitted + r.ttftSvc - r.arrival
+	e2e := now - r.arrival
+	qwait := r.admitted - r.arrival
+	st.completed++
+	st.ttft.Add(ttft)
+	st.e2e.Add(e2e)
+	st.qwait.Add(qwait)
+	st.ttftSvc.Add(r.ttftSvc)
+	tpot := 0.0
+	if r.output > 1 {
+		tpot = (e2e - ttft) / float64(r.output-1)
+		st.tpot.Add(tpot)
+	}
+	if (w.slo[0] == 0 || ttft <= w.slo[0]) && (w.slo[1] == 0 || tpot <= w.slo[1]) && (w.slo[2] == 0 || e2e <= w.slo[2]) {
+		st.good++
+	}
+	if now > st.lastDone {
+		st.lastDone = now
+	}
+	iv := s.interval(now)
+	s.ser.completed[iv]++
+	s.ser.inputTok[iv] += tally.input
+	s.ser.outputTok[iv] += tally.output
+	s.ser.cost[iv] += tally.costIn + tally.costW + tally.costR + tally.costOut
+	s.ser.latency(s.interval(r.arrival), ttft, qwait)
+	s.finish(id, w)
+}

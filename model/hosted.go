@@ -1,0 +1,186 @@
+package model
+
+import "math"
+
+// send is one attempt at the backend.
+func (s *Sim) send(id int32) {
+	r := &s.reqs[id]
+	w := s.wls[r.wl]
+	p := w.prov
+	now := s.eng.Now()
+	iv := s.interval(now)
+	r.attempts++
+	w.stats.attempts++
+	p.stats.attempts++
+	if r.attempts > 1 {
+		w.stats.retries++
+		s.ser.retries[iv]++
+	}
+	if rs := p.outageAt(now); rs >= 0 {
+		s.reject(id, rs, 0, iv)
+		return
+	}
+	if p.spec.Limits.SpendLimitUSD > 0 && p.spent >= p.spec.Limits.SpendLimitUSD {
+		s.reject(id, rsSpendCap, 0, iv)
+		return
+	}
+	if r.batch {
+		s.sendBatch(id, iv)
+		return
+	}
+	lm := &s.lims[id]
+	read, write := p.cacheSplit(int(r.wl), int(r.prefix), w.spec.Tokens.SharedPrefix, int(r.input), now)
+	uncached := int(r.input) - read - write
+	ok, dim, wait := true, 0, 0.0
+	if !p.org.empty {
+		lm.orgCharge = p.org.chargeFor(uncached, write, read, int(r.maxTok))
+		ok, dim, wait = p.org.check(now, &lm.orgCharge)
+	}
+	scope, rsBase := 0, 0
+	if ok && w.key >= 0 {
+		ks := p.keys[w.key]
+		lm.keyCharge = ks.chargeFor(uncached, write, read, int(r.maxTok))
+		ok, dim, wait = ks.check(now, &lm.keyCharge)
+		scope, rsBase = w.key+1, rsKeyBase
+	}
+	if !ok {
+		p.org.rejected(now)
+		if w.key >= 0 {
+			p.keys[w.key].rejected(now)
+		}
+		p.stats.reject(scope, dim, iv, now)
+		if math.IsInf(wait, 1) {
+			s.reject(id, rsTooLarge, 0, iv)
+			return
+		}
+		s.reject(id, rsBase+dim, p.retryAfterHeader(wait), iv)
+		return
+	}
+	if p.conCap > 0 && p.conUsed >= p.conCap && !p.conQueue {
+		s.reject(id, rsConcurrency, p.retryAfterHeader(1), iv)
+		return
+	}
+	if p.conCap > 0 && p.conUsed >= p.conCap && p.spec.Concurrency.QueueLimit > 0 && p.conQ.len() >= p.spec.Concurrency.QueueLimit {
+		s.reject(id, rsQueueFull, p.retryAfterHeader(1), iv)
+		return
+	}
+	// Admitted by every limit: charge them and commit the cache decision.
+	if !p.org.empty {
+		p.org.take(now, &lm.orgCharge, &lm.orgTix)
+		p.stats.use(0, iv, &lm.orgCharge)
+	}
+	if w.key >= 0 {
+		p.keys[w.key].take(now, &lm.keyCharge, &lm.keyTix)
+		p.stats.use(w.key+1, iv, &lm.keyCharge)
+	}
+	p.commitCache(int(r.wl), int(r.prefix), read, write, now)
+	r.read, r.write = int32(read), int32(write)
+	p.stats.admitted++
+	if p.conCap > 0 && p.conUsed >= p.conCap {
+		r.state = stBackendQueue
+		p.conQ.push(id)
+		s.ser.queue.Add(now, 1)
+		return
+	}
+	s.serve(id)
+}
+
+// serve starts service of an admitted request.
+func (s *Sim) serve(id int32) {
+	r := &s.reqs[id]
+	p := s.wls[r.wl].prov
+	now := s.eng.Now()
+	if p.conCap > 0 {
+		p.conUsed++
+	}
+	r.state = stService
+	r.admitted = now
+	uncached := int(r.input - r.read - r.write)
+	r.ttftSvc = p.lat.ttft(uncached+int(r.write), p.rngLat)
+	e2e := r.ttftSvc
+	if r.output > 1 {
+		e2e += p.lat.tpotDraw(p.rngLat) * float64(r.output-1)
+	}
+	r.doneAt = now + e2e
+	s.eng.Schedule(r.doneAt, evDone, id, r.gen)
+}
+
+// sendBatch submits a request to the provider's batch lane.
+func (s *Sim) sendBatch(id int32, iv int) {
+	r := &s.reqs[id]
+	p := s.wls[r.wl].prov
+	now := s.eng.Now()
+	if lim := p.spec.Batch.MaxEnqueuedTokens; lim > 0 && p.batchQ+float64(r.input) > lim {
+		s.reject(id, rsBatchQueue, p.retryAfterHeader(60), iv)
+		return
+	}
+	p.batchQ += float64(r.input)
+	p.stats.admitted++
+	r.state = stService
+	r.admitted = now
+	d := p.spec.Batch.Turnaround.Sample(p.rngBat)
+	if d > float64(p.spec.Batch.Window) {
+		r.lastRsn = rsBatchExpired
+		r.retryAft = 0
+		r.doneAt = now + float64(p.spec.Batch.Window)
+		s.eng.Schedule(r.doneAt, evFail, id, r.gen)
+		return
+	}
+	r.ttftSvc = d
+	r.doneAt = now + d
+	s.eng.Schedule(r.doneAt, evDone, id, r.gen)
+}
+
+// reject records a refused attempt and lets the client decide what next,
+// after the provider's error latency.
+func (s *Sim) reject(id int32, reason int, retryAfter float64, iv int) {
+	r := &s.reqs[id]
+	w := s.wls[r.wl]
+	w.stats.rejected[reason]++
+	w.prov.stats.rejected[reason]++
+	s.ser.reject(reason, iv)
+	if et := w.prov.errTime; et > 0 {
+		r.lastRsn = int16(reason)
+		r.retryAft = retryAfter
+		r.state = stBackoff
+		s.eng.Schedule(s.eng.Now()+et, evFail, id, r.gen)
+		return
+	}
+	s.refused(id, reason, retryAfter)
+}
+
+// done completes a request: reconcile limits, bill, record, release.
+func (s *Sim) done(id int32) {
+	r := &s.reqs[id]
+	w := s.wls[r.wl]
+	p := w.prov
+	now := s.eng.Now()
+	if r.batch {
+		p.batchQ -= float64(r.input)
+	} else {
+		iv := s.interval(now)
+		lm := &s.lims[id]
+		if !p.org.empty {
+			p.org.settle(now, &lm.orgCharge, int(r.output), &lm.orgTix)
+			p.stats.settle(0, iv, &lm.orgCharge, int(r.output))
+		}
+		if w.key >= 0 {
+			p.keys[w.key].settle(now, &lm.keyCharge, int(r.output), &lm.keyTix)
+			p.stats.settle(w.key+1, iv, &lm.keyCharge, int(r.output))
+		}
+		if p.conCap > 0 {
+			p.conUsed--
+			if next, ok := p.conQ.pop(); ok {
+				s.ser.queue.Add(now, -1)
+				s.serve(next)
+			}
+		}
+	}
+	uncached := int(r.input - r.read - r.write)
+	var c tokenTally
+	c.input, c.uncached, c.write, c.read, c.output = int64(r.input), int64(uncached), int64(r.write), int64(r.read), int64(r.output)
+	c.costIn, c.costW, c.costR, c.costOut = p.price(uncached, int(r.write), int(r.read), int(r.output), r.batch)
+	p.spent += c.costIn + c.costW + c.costR + c.costOut
+	p.stats.tok.add(&c)
+	s.complete(id, &c)
+}
