@@ -15,6 +15,7 @@ func (s *Sim) results(interrupted bool) *Results {
 	if interrupted {
 		horizon = s.eng.Now()
 	}
+	s.shareGPUCost(horizon)
 	total := newGroupStats()
 	for _, w := range s.wls {
 		total.merge(w.stats)
@@ -28,6 +29,9 @@ func (s *Sim) results(interrupted bool) *Results {
 	res.Priorities = s.groupBy(func(w *workload) string { return w.spec.Priority }, horizon)
 	for _, p := range s.provs {
 		res.Backends = append(res.Backends, s.backendResult(p))
+	}
+	for _, c := range s.clus {
+		res.Backends = append(res.Backends, s.clusterResult(c, horizon))
 	}
 	res.Series = s.series()
 	res.Verdict = verdict(res)
@@ -90,8 +94,8 @@ func tokenCounts(t *tokenTally) TokenCounts {
 }
 
 func cost(t *tokenTally) Cost {
-	c := Cost{Input: t.costIn, CacheWrite: t.costW, CacheRead: t.costR, Output: t.costOut}
-	c.Total = c.Input + c.CacheWrite + c.CacheRead + c.Output
+	c := Cost{Input: t.costIn, CacheWrite: t.costW, CacheRead: t.costR, Output: t.costOut, GPU: t.costGPU}
+	c.Total = c.Input + c.CacheWrite + c.CacheRead + c.Output + c.GPU
 	if n := t.input + t.output; n > 0 {
 		c.PerMillionTokens = c.Total / float64(n) * 1e6
 	}

@@ -102,7 +102,7 @@ func (s *Sim) fail(id int32, reason int) {
 	r := &s.reqs[id]
 	w := s.wls[r.wl]
 	if r.state == stService && r.batch {
-		w.prov.batchQ -= float64(r.input)
+		w.prov.batchQ -= float64(r.input) // a batch-lane job that expired
 	}
 	w.stats.failed++
 	w.stats.failedBy[reason]++

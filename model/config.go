@@ -21,6 +21,7 @@ type Config struct {
 	StartClock  float64 // clock time of t = 0, seconds after midnight
 	Workloads   []WorkloadSpec
 	Providers   []ProviderSpec
+	Clusters    []ClusterSpec
 }
 
 // maxIntervals bounds the length of the reported series.
@@ -66,6 +67,23 @@ func (c *Config) Validate() error {
 		provs[p.Name] = p
 		names = append(names, p.Name)
 	}
+	clusters := map[string]*ClusterSpec{}
+	for i := range c.Clusters {
+		cl := &c.Clusters[i]
+		if err := cl.Validate(); err != nil {
+			return workloads.Prefix(fmt.Sprintf("cluster[%d]", i), err)
+		}
+		// Catalogue names, memory fit and the step table are checked by
+		// building it.
+		if _, err := buildCluster(cl, i, 1); err != nil {
+			return workloads.Prefix(fmt.Sprintf("cluster[%d]", i), err)
+		}
+		if provs[cl.Name] != nil || clusters[cl.Name] != nil {
+			return &workloads.FieldError{Key: fmt.Sprintf("cluster[%d].name", i), Msg: fmt.Sprintf("duplicate backend name %q (providers and clusters share one namespace)", cl.Name)}
+		}
+		clusters[cl.Name] = cl
+		names = append(names, cl.Name)
+	}
 	seen := map[string]bool{}
 	for i := range c.Workloads {
 		w := &c.Workloads[i]
@@ -77,9 +95,21 @@ func (c *Config) Validate() error {
 			return &workloads.FieldError{Key: at + ".name", Msg: fmt.Sprintf("duplicate workload name %q", w.Name)}
 		}
 		seen[w.Name] = true
+		if cl := clusters[w.Route]; cl != nil {
+			if w.Key != "" {
+				return &workloads.FieldError{Key: at + ".key", Msg: fmt.Sprintf("cluster %q has no API keys; remove key", cl.Name)}
+			}
+			if w.Lane == LaneBatch {
+				return &workloads.FieldError{Key: at + ".lane", Msg: fmt.Sprintf("cluster %q has no batch API; use priority = \"batch\" instead", cl.Name)}
+			}
+			if w.Demand.Closed() && w.Demand.Think.MeanValue() == 0 && cl.Step.Kind == "table" && len(cl.Step.Times) > 0 && cl.Step.Times[0] == 0 {
+				return &workloads.FieldError{Key: at + ".demand.think", Msg: "zero think time against a zero-time step would loop without time passing"}
+			}
+			continue
+		}
 		p := provs[w.Route]
 		if p == nil {
-			return &workloads.FieldError{Key: at + ".route", Msg: fmt.Sprintf("no provider named %q; have: %s", w.Route, listNames(names))}
+			return &workloads.FieldError{Key: at + ".route", Msg: fmt.Sprintf("no provider or cluster named %q; have: %s", w.Route, listNames(names))}
 		}
 		if w.Key != "" {
 			var keys []string
@@ -112,6 +142,9 @@ func (c *Config) ApplyDefaults() {
 	}
 	for i := range c.Providers {
 		c.Providers[i].applyDefaults()
+	}
+	for i := range c.Clusters {
+		c.Clusters[i].applyDefaults()
 	}
 }
 

@@ -6,16 +6,20 @@ import "math"
 func (s *Sim) send(id int32) {
 	r := &s.reqs[id]
 	w := s.wls[r.wl]
-	p := w.prov
 	now := s.eng.Now()
 	iv := s.interval(now)
 	r.attempts++
 	w.stats.attempts++
-	p.stats.attempts++
+	w.bstats.attempts++
 	if r.attempts > 1 {
 		w.stats.retries++
 		s.ser.retries[iv]++
 	}
+	if w.clus != nil {
+		s.sendCluster(id, iv)
+		return
+	}
+	p := w.prov
 	if rs := p.outageAt(now); rs >= 0 {
 		s.reject(id, rs, 0, iv)
 		return
@@ -137,9 +141,9 @@ func (s *Sim) reject(id int32, reason int, retryAfter float64, iv int) {
 	r := &s.reqs[id]
 	w := s.wls[r.wl]
 	w.stats.rejected[reason]++
-	w.prov.stats.rejected[reason]++
+	w.bstats.rejected[reason]++
 	s.ser.reject(reason, iv)
-	if et := w.prov.errTime; et > 0 {
+	if et := w.errTime; et > 0 {
 		r.lastRsn = int16(reason)
 		r.retryAft = retryAfter
 		r.state = stBackoff

@@ -98,6 +98,9 @@ type Cost struct {
 	CacheWrite float64 `json:"cache_write"`
 	CacheRead  float64 `json:"cache_read"`
 	Output     float64 `json:"output"`
+	// GPU is self-hosted GPU time (idle hours included), shared among
+	// the workloads a cluster served by their tokens.
+	GPU float64 `json:"gpu"`
 	// PerMillionTokens is total / (input+output) * 1e6.
 	PerMillionTokens float64 `json:"per_million_tokens"`
 }
@@ -126,6 +129,53 @@ type BackendResult struct {
 	Tokens   TokenCounts      `json:"tokens"`
 	Cost     Cost             `json:"cost_usd"`
 	Limits   []LimitResult    `json:"limits"`
+	// Cluster is set for self-hosted GPU clusters.
+	Cluster *ClusterResult `json:"cluster,omitempty"`
+}
+
+// ClusterResult is what a self-hosted GPU cluster did.
+type ClusterResult struct {
+	Replicas      int    `json:"replicas"`
+	GPUs          int    `json:"gpus"`
+	GPU           string `json:"gpu"`
+	Model         string `json:"model"`
+	StepModel     string `json:"step_model"`
+	KVBlocks      int    `json:"kv_blocks_per_replica"`
+	KVBlockTokens int    `json:"kv_block_tokens"`
+	MaxNumSeqs    int    `json:"max_num_seqs"`
+	Steps         int64  `json:"steps"`
+	Preemptions   int64  `json:"preemptions"`
+	// MeanBatch is the time-weighted mean of running sequences per replica;
+	// PeakBatch the largest interval maximum of the whole cluster's running
+	// sequences, per replica.
+	MeanBatch float64 `json:"mean_batch"`
+	PeakBatch float64 `json:"peak_batch"`
+	// MeanKVUse is the time-weighted share of KV blocks in use.
+	MeanKVUse float64 `json:"mean_kv_use"`
+	// Utilization is the share of replica-time spent running iterations.
+	Utilization float64 `json:"utilization"`
+	// GPUHours are billed hours, idle included.
+	GPUHours                 float64       `json:"gpu_hours"`
+	OutputTokensPerGPUSecond float64       `json:"output_tokens_per_gpu_s"`
+	CostPerMillionTokens     float64       `json:"cost_per_million_tokens"`
+	Series                   ClusterSeries `json:"series"`
+}
+
+// ClusterSeries is a cluster's per-interval engine series.
+type ClusterSeries struct {
+	// Batch is the time-weighted mean of running sequences per replica;
+	// BatchMax the most running at once in the whole cluster.
+	Batch    []float64 `json:"batch"`
+	BatchMax []float64 `json:"batch_max"`
+	// KVUse is the share of KV blocks in use (time-weighted).
+	KVUse []float64 `json:"kv_use"`
+	// Waiting counts requests waiting in the whole cluster (time-weighted).
+	Waiting     []float64 `json:"waiting"`
+	Preemptions []int64   `json:"preemptions"`
+	// Utilization is the share of replicas running an iteration.
+	Utilization []float64 `json:"utilization"`
+	// CostUSD is the GPU cost of the interval.
+	CostUSD []float64 `json:"cost_usd"`
 }
 
 // LimitResult is one rate-limit dimension of one scope.

@@ -18,6 +18,7 @@ const (
 	evDone                  // Obj = request: service finished
 	evFail                  // Obj = request: error response delivered, client decides
 	evTick                  // Obj = interval that just ended
+	evStep                  // Obj = replica (Sim.reps): an engine iteration ended
 )
 
 // Request states.
@@ -65,8 +66,12 @@ type reqLimits struct {
 type workload struct {
 	spec      *WorkloadSpec
 	idx       int
-	prov      *provider
-	key       int // index into prov.keys, or -1
+	prov      *provider // the hosted backend, or nil
+	clus      *cluster  // the self-hosted backend, or nil
+	bstats    *backendStats
+	errTime   float64 // how long the backend takes to return an error
+	gpuTok    int64   // tokens served by a cluster (for its cost share)
+	key       int     // index into prov.keys, or -1
 	batch     bool
 	arrivals  *workloads.Arrivals
 	closed    bool
@@ -91,8 +96,11 @@ type Sim struct {
 	eng   sim.Engine
 	wls   []*workload
 	provs []*provider
+	clus  []*cluster
+	reps  []*replica // every cluster's replicas, indexed by evStep's Obj
 	reqs  []request
 	lims  []reqLimits
+	seqs  []seqState
 	free  []int32
 	nInt  int
 	live  int64
@@ -105,6 +113,7 @@ type Sim struct {
 func Build(cfg Config) (*Sim, error) {
 	cfg.Workloads = append([]WorkloadSpec(nil), cfg.Workloads...)
 	cfg.Providers = append([]ProviderSpec(nil), cfg.Providers...)
+	cfg.Clusters = append([]ClusterSpec(nil), cfg.Clusters...)
 	cfg.ApplyDefaults()
 	if err := cfg.Validate(); err != nil {
 		return nil, err
@@ -117,10 +126,33 @@ func Build(cfg Config) (*Sim, error) {
 		s.provs = append(s.provs, p)
 		byName[p.spec.Name] = p
 	}
+	clByName := map[string]*cluster{}
+	for i := range s.cfg.Clusters {
+		c, err := buildCluster(&s.cfg.Clusters[i], i, s.nInt)
+		if err != nil {
+			return nil, workloads.Prefix("cluster["+itoa(i)+"]", err)
+		}
+		c.replicaBase = len(s.reps)
+		s.reps = append(s.reps, c.replicas...)
+		c.stats = &backendStats{name: c.spec.Name}
+		s.clus = append(s.clus, c)
+		clByName[c.spec.Name] = c
+	}
 	for i := range s.cfg.Workloads {
 		spec := &s.cfg.Workloads[i]
-		w := &workload{spec: spec, idx: i, prov: byName[spec.Route], key: -1, batch: spec.Lane == LaneBatch}
-		if len(w.prov.keys) > 0 {
+		w := &workload{spec: spec, idx: i, prov: byName[spec.Route], clus: clByName[spec.Route], key: -1, batch: spec.Lane == LaneBatch}
+		if w.clus != nil {
+			w.bstats = w.clus.stats
+			w.errTime = defaultErrorLatency
+			w.maxTok = spec.Tokens.MaxTokens
+			if w.maxTok <= 0 {
+				w.maxTok = 4096
+			}
+		} else {
+			w.bstats = w.prov.stats
+			w.errTime = w.prov.errTime
+		}
+		if w.prov != nil && len(w.prov.keys) > 0 {
 			w.key = 0
 			for k, ks := range w.prov.spec.Keys {
 				if ks.Name == spec.Key {
@@ -142,9 +174,11 @@ func Build(cfg Config) (*Sim, error) {
 			w.arrivals = workloads.NewArrivals(curve, spec.Demand.Arrivals, cfg.stream(base+"/arrivals"))
 		}
 		w.retry = compileRetry(spec.Client.Retry)
-		w.maxTok = spec.Tokens.MaxTokens
-		if w.maxTok <= 0 {
-			w.maxTok = w.prov.spec.MaxOutput
+		if w.prov != nil {
+			w.maxTok = spec.Tokens.MaxTokens
+			if w.maxTok <= 0 {
+				w.maxTok = w.prov.spec.MaxOutput
+			}
 		}
 		w.semCap = spec.Client.MaxConcurrency
 		if pc := spec.Client.Pace; pc.RequestsPerMin > 0 {
@@ -237,7 +271,16 @@ func (s *Sim) Handle(e sim.Event) {
 		return
 	case evTick:
 		s.ser.tick(int(e.Obj), s.eng.Now())
+		for _, c := range s.clus {
+			c.cs.tick(int(e.Obj), s.eng.Now())
+		}
 		s.scheduleTick(int(e.Obj) + 1)
+		return
+	case evStep:
+		rep := s.reps[e.Obj]
+		if rep.gen == e.Gen {
+			s.endStep(rep.cl, rep)
+		}
 		return
 	}
 	r := &s.reqs[e.Obj]
@@ -274,5 +317,6 @@ func (s *Sim) alloc() int32 {
 	}
 	s.reqs = append(s.reqs, request{})
 	s.lims = append(s.lims, reqLimits{})
+	s.seqs = append(s.seqs, seqState{})
 	return int32(len(s.reqs) - 1)
 }

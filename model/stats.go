@@ -22,6 +22,7 @@ type groupStats struct {
 type tokenTally struct {
 	input, uncached, write, read, output int64
 	costIn, costW, costR, costOut        float64
+	costGPU                              float64
 }
 
 func newGroupStats() *groupStats {
@@ -59,6 +60,7 @@ func (t *tokenTally) add(o *tokenTally) {
 	t.costW += o.costW
 	t.costR += o.costR
 	t.costOut += o.costOut
+	t.costGPU += o.costGPU
 }
 
 // backendStats accumulates what one backend saw, including per-limit use.

@@ -25,6 +25,7 @@ type Scenario struct {
 	Start       string               `toml:"start"`
 	Workloads   []model.WorkloadSpec `toml:"workload"`
 	Providers   []model.ProviderSpec `toml:"provider"`
+	Clusters    []model.ClusterSpec  `toml:"cluster"`
 	Variants    []Variant            `toml:"variant"`
 
 	file string
@@ -245,7 +246,7 @@ func (s *Scenario) overrideError(err error, variant int, ov, sets []Override) er
 // config builds a Config from the (overridden and validated) scenario.
 func (s *Scenario) config(variant string) model.Config {
 	c := model.Config{Name: s.Name, Variant: variant, Seed: s.Seed, Duration: float64(s.Duration), Interval: float64(s.Interval),
-		Workloads: s.Workloads, Providers: s.Providers}
+		Workloads: s.Workloads, Providers: s.Providers, Clusters: s.Clusters}
 	if c.Name == "" {
 		c.Name = strings.TrimSuffix(filepath.Base(s.file), ".toml")
 	}
@@ -273,7 +274,7 @@ func (s *Scenario) validate() error {
 			return s.locate("start", err.Error())
 		}
 	}
-	c := model.Config{Duration: float64(s.Duration), Interval: float64(s.Interval), Workloads: s.Workloads, Providers: s.Providers}
+	c := model.Config{Duration: float64(s.Duration), Interval: float64(s.Interval), Workloads: s.Workloads, Providers: s.Providers, Clusters: s.Clusters}
 	if c.Duration == 0 {
 		c.Duration = defaultDuration
 	}
@@ -290,6 +291,7 @@ func (s *Scenario) validate() error {
 	// Validate on a copy with defaults applied, as the model will see it.
 	c.Workloads = append([]model.WorkloadSpec(nil), c.Workloads...)
 	c.Providers = append([]model.ProviderSpec(nil), c.Providers...)
+	c.Clusters = append([]model.ClusterSpec(nil), c.Clusters...)
 	c.ApplyDefaults()
 	if err := c.Validate(); err != nil {
 		var fe *workloads.FieldError

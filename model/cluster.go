@@ -1,0 +1,213 @@
+package model
+
+import (
+	"fmt"
+	"math"
+
+	"github.com/headroom-sim/headroom/model/perf"
+)
+
+// cluster is a self-hosted GPU pool at run time.
+type cluster struct {
+	spec     *ClusterSpec
+	idx      int
+	step     perf.StepModel
+	static   bool // step.per = "request": static batches
+	chunked  bool
+	priority bool
+	bs       int // KV block size
+	blocks   int // KV blocks per replica
+	replicas []*replica
+	gpus     int
+	// replicaBase is the index of replica 0 in Sim.replicas (event Obj).
+	replicaBase int
+	stats       *backendStats
+	cs          *clusterStats
+}
+
+// seqState is a request's progress on a replica, kept apart from request.
+type seqState struct {
+	replica   int32
+	computed  int32 // prompt tokens whose KV is computed (cached prefix included)
+	target    int32 // prompt tokens to compute: input, plus generated tokens after a recompute
+	generated int32
+	blocks    int32 // KV blocks held privately
+	chunk     int32 // prefill tokens scheduled in the running iteration
+	decoding  bool  // scheduled to produce a token in the running iteration
+	started   bool  // has been admitted to a batch before
+	prefix    int32 // prefix-cache entry referenced, or -1
+}
+
+// buildStepModel turns the step spec into a perf.StepModel, and the KV
+// capacity in blocks.
+func buildCluster(spec *ClusterSpec, idx int, nInt int) (*cluster, error) {
+	c := &cluster{spec: spec, idx: idx, chunked: *spec.ChunkedPrefill, priority: spec.Order == "priority",
+		bs: spec.KV.BlockSize, gpus: spec.Replicas * spec.TensorParallel}
+	var g perf.GPU
+	var m perf.Model
+	haveHW := spec.GPU != "" && spec.Model != ""
+	if haveHW {
+		var err error
+		if g, err = perf.LookupGPU(spec.GPU); err != nil {
+			return nil, fieldErr("gpu", err.Error())
+		}
+		if m, err = perf.LookupModel(spec.Model); err != nil {
+			return nil, fieldErr("model", err.Error())
+		}
+		o := spec.GPUSpec
+		g.TFLOPS = pick(o.TFLOPS, g.TFLOPS)
+		g.BandwidthGBs = pick(o.BandwidthGBs, g.BandwidthGBs)
+		g.MemoryGB = pick(o.MemoryGB, g.MemoryGB)
+		mo := spec.ModelSpec
+		if mo.Params > 0 {
+			m.Params, m.ActiveParams = mo.Params, mo.Params
+		}
+		m.Layers = pickInt(mo.Layers, m.Layers)
+		m.Hidden = pickInt(mo.Hidden, m.Hidden)
+		m.Heads = pickInt(mo.Heads, m.Heads)
+		m.KVHeads = pickInt(mo.KVHeads, m.KVHeads)
+		m.HeadDim = pickInt(mo.HeadDim, m.HeadDim)
+		m.DtypeBytes = pick(mo.DtypeBytes, m.DtypeBytes)
+	}
+	switch spec.Step.Kind {
+	case "table":
+		t := &perf.Table{Batches: spec.Step.Batches, PrefillPerToken: float64(spec.Step.PrefillPerToken), PerContextToken: float64(spec.Step.PerContextToken)}
+		for _, v := range spec.Step.Times {
+			t.Times = append(t.Times, float64(v))
+		}
+		if err := t.Validate(); err != nil {
+			return nil, fieldErr("step", err.Error())
+		}
+		c.step = t
+		c.static = spec.Step.Per == "request"
+	default:
+		c.step = &perf.Roofline{GPU: g, Model: m, TP: spec.TensorParallel, ComputeEff: spec.Step.ComputeEff,
+			BandwidthEff: spec.Step.BandwidthEff, Overhead: float64(spec.Step.Overhead)}
+	}
+	if spec.KV.Blocks > 0 {
+		c.blocks = spec.KV.Blocks
+	} else {
+		tokens, err := perf.KVCapacityTokens(g, m, spec.TensorParallel, spec.KV.GPUMemoryUtilization)
+		if err != nil {
+			return nil, fieldErr("model", err.Error())
+		}
+		c.blocks = int(tokens) / c.bs
+		if c.blocks < 1 {
+			return nil, fieldErr("kv", fmt.Sprintf("no room for a single %d-token KV block", c.bs))
+		}
+	}
+	for i := 0; i < spec.Replicas; i++ {
+		c.replicas = append(c.replicas, &replica{cl: c, idx: i, free: c.blocks, up: true, prefixes: map[int64]*prefixEntry{}})
+	}
+	c.cs = newClusterStats(nInt)
+	return c, nil
+}
+
+func pick(o, v float64) float64 {
+	if o > 0 {
+		return o
+	}
+	return v
+}
+
+func pickInt(o, v int) int {
+	if o > 0 {
+		return o
+	}
+	return v
+}
+
+// pickReplica routes to the up replica with the least outstanding work.
+func (c *cluster) pickReplica() *replica {
+	var best *replica
+	for _, r := range c.replicas {
+		if !r.up {
+			continue
+		}
+		if best == nil || r.load() < best.load() {
+			best = r
+		}
+	}
+	return best
+}
+
+// prefixEntry is a shared prompt prefix resident in a replica's KV cache.
+type prefixEntry struct {
+	key     int64
+	blocks  int32
+	refs    int32
+	lastUse float64
+}
+
+// replica is one engine instance.
+type replica struct {
+	cl       *cluster
+	idx      int
+	up       bool
+	busy     bool
+	gen      uint32
+	waiting  deque
+	waitingB deque // batch-priority requests when order = priority
+	running  []int32
+	free     int // free KV blocks
+	prefixes map[int64]*prefixEntry
+	stepEnd  float64
+	// what the cluster gauges last counted for this replica
+	lastBatch int
+	lastUsed  int
+}
+
+func (r *replica) load() int { return r.waiting.len() + r.waitingB.len() + len(r.running) }
+
+func (r *replica) waitingLen() int { return r.waiting.len() + r.waitingB.len() }
+
+// deque is a double-ended queue of request slots.
+type deque struct {
+	buf  []int32
+	head int
+	n    int
+}
+
+func (q *deque) len() int { return q.n }
+
+func (q *deque) grow() {
+	size := 2 * len(q.buf)
+	if size == 0 {
+		size = 16
+	}
+	nb := make([]int32, size)
+	for i := 0; i < q.n; i++ {
+		nb[i] = q.buf[(q.head+i)%len(q.buf)]
+	}
+	q.buf, q.head = nb, 0
+}
+
+func (q *deque) pushBack(v int32) {
+	if q.n == len(q.buf) {
+		q.grow()
+	}
+	q.buf[(q.head+q.n)%len(q.buf)] = v
+	q.n++
+}
+
+func (q *deque) pushFront(v int32) {
+	if q.n == len(q.buf) {
+		q.grow()
+	}
+	q.head = (q.head - 1 + len(q.buf)) % len(q.buf)
+	q.buf[q.head] = v
+	q.n++
+}
+
+func (q *deque) front() int32 { return q.buf[q.head] }
+
+func (q *deque) popFront() int32 {
+	v := q.buf[q.head]
+	q.head = (q.head + 1) % len(q.buf)
+	q.n--
+	return v
+}
+
+func blocksFor(tokens, bs int) int { return (tokens + bs - 1) / bs }
+
+var _ = math.Inf

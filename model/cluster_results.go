@@ -1,0 +1,89 @@
+package model
+
+import "fmt"
+
+// gpuCost is a cluster's GPU bill up to horizon: every GPU, busy or idle.
+func (c *cluster) gpuCost(horizon float64) float64 {
+	return float64(c.gpus) * c.spec.Price.PerGPUHour * horizon / 3600
+}
+
+// shareGPUCost charges each cluster's GPU bill to the workloads it served,
+// in proportion to their tokens (all of it to the first workload routed to
+// an idle cluster, so totals always add up), and adds it to the series.
+func (s *Sim) shareGPUCost(horizon float64) {
+	for _, c := range s.clus {
+		bill := c.gpuCost(horizon)
+		var tok int64
+		var users []*workload
+		for _, w := range s.wls {
+			if w.clus == c {
+				tok += w.gpuTok
+				users = append(users, w)
+			}
+		}
+		for i, w := range users {
+			share := 0.0
+			switch {
+			case tok > 0:
+				share = float64(w.gpuTok) / float64(tok)
+			case i == 0:
+				share = 1
+			}
+			w.stats.tok.costGPU += bill * share
+		}
+		c.stats.tok.costGPU = bill
+		perInterval := float64(c.gpus) * c.spec.Price.PerGPUHour / 3600
+		for i := range s.ser.cost {
+			span := min(s.cfg.Interval, horizon-float64(i)*s.cfg.Interval)
+			if span > 0 {
+				s.ser.cost[i] += perInterval * span
+			}
+		}
+	}
+}
+
+func (s *Sim) clusterResult(c *cluster, horizon float64) BackendResult {
+	b := BackendResult{Name: c.spec.Name, Kind: "cluster", Attempts: c.stats.attempts, Admitted: c.stats.admitted,
+		Rejected: reasonMap(&c.stats.rejected), Tokens: tokenCounts(&c.stats.tok), Cost: cost(&c.stats.tok), Limits: []LimitResult{}}
+	cs := c.cs
+	n := len(cs.batch)
+	reps := float64(len(c.replicas))
+	cr := &ClusterResult{Replicas: len(c.replicas), GPUs: c.gpus, GPU: c.spec.GPU, Model: c.spec.Model,
+		StepModel: c.spec.Step.Kind, KVBlocks: c.blocks, KVBlockTokens: c.bs, MaxNumSeqs: c.spec.MaxNumSeqs,
+		Steps: cs.steps, Preemptions: cs.preemptions, GPUHours: float64(c.gpus) * horizon / 3600}
+	if c.spec.Step.Kind == "table" {
+		cr.StepModel = fmt.Sprintf("table per %s", c.spec.Step.Per)
+	}
+	se := ClusterSeries{Batch: make([]float64, n), BatchMax: cs.batchMax, KVUse: make([]float64, n), Waiting: cs.wait,
+		Preemptions: cs.preemptPer, Utilization: make([]float64, n), CostUSD: make([]float64, n)}
+	var wsum, bsum, kvsum, busy float64
+	for i := 0; i < n; i++ {
+		span := min(s.cfg.Interval, horizon-float64(i)*s.cfg.Interval)
+		if span <= 0 {
+			continue
+		}
+		se.Batch[i] = cs.batch[i] / reps
+		se.KVUse[i] = cs.kv[i] / (reps * float64(c.blocks))
+		se.Utilization[i] = cs.busy[i] / reps
+		se.CostUSD[i] = float64(c.gpus) * c.spec.Price.PerGPUHour * span / 3600
+		wsum += span
+		bsum += se.Batch[i] * span
+		kvsum += se.KVUse[i] * span
+		busy += se.Utilization[i] * span
+		if cs.batchMax[i]/reps > cr.PeakBatch {
+			cr.PeakBatch = cs.batchMax[i] / reps
+		}
+	}
+	if wsum > 0 {
+		cr.MeanBatch, cr.MeanKVUse, cr.Utilization = bsum/wsum, kvsum/wsum, busy/wsum
+	}
+	if horizon > 0 && c.gpus > 0 {
+		cr.OutputTokensPerGPUSecond = float64(c.stats.tok.output) / (horizon * float64(c.gpus))
+	}
+	if t := c.stats.tok.input + c.stats.tok.output; t > 0 {
+		cr.CostPerMillionTokens = b.Cost.Total / float64(t) * 1e6
+	}
+	cr.Series = se
+	b.Cluster = cr
+	return b
+}

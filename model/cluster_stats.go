@@ -1,0 +1,35 @@
+package model
+
+import "github.com/headroom-sim/headroom/sim"
+
+// clusterStats accumulates a cluster's engine-level measurements.
+type clusterStats struct {
+	batchG, kvG, waitG, busyG sim.Gauge
+	steps                     int64
+	preemptions               int64
+	preemptPer                []int64
+	batch, kv, wait, busy     []float64 // per-interval time-weighted means
+	batchMax                  []float64
+}
+
+func newClusterStats(n int) *clusterStats {
+	return &clusterStats{preemptPer: make([]int64, n), batch: make([]float64, n), kv: make([]float64, n),
+		wait: make([]float64, n), busy: make([]float64, n), batchMax: make([]float64, n)}
+}
+
+func (cs *clusterStats) preempt(iv int) {
+	cs.preemptions++
+	if iv >= 0 && iv < len(cs.preemptPer) {
+		cs.preemptPer[iv]++
+	}
+}
+
+func (cs *clusterStats) tick(iv int, t float64) {
+	if iv < 0 || iv >= len(cs.batch) {
+		return
+	}
+	cs.batch[iv], cs.batchMax[iv] = cs.batchG.Mark(t)
+	cs.kv[iv], _ = cs.kvG.Mark(t)
+	cs.wait[iv], _ = cs.waitG.Mark(t)
+	cs.busy[iv], _ = cs.busyG.Mark(t)
+}

@@ -1,0 +1,393 @@
+package model
+
+import "github.com/headroom-sim/headroom/model/perf"
+
+// sendCluster hands an attempt to the least-loaded replica of a cluster.
+func (s *Sim) sendCluster(id int32, iv int) {
+	r := &s.reqs[id]
+	w := s.wls[r.wl]
+	c := w.clus
+	rep := c.pickReplica()
+	if rep == nil {
+		s.reject(id, rsUnavailable, 0, iv)
+		return
+	}
+	if c.spec.MaxWaiting > 0 && rep.waitingLen() >= c.spec.MaxWaiting {
+		s.reject(id, rsQueueFull, 1, iv)
+		return
+	}
+	now := s.eng.Now()
+	c.stats.admitted++
+	s.seqs[id] = seqState{replica: int32(rep.idx), target: r.input, prefix: -1}
+	r.state = stBackendQueue
+	s.ser.queue.Add(now, 1)
+	c.cs.waitG.Add(now, 1)
+	if c.priority && w.spec.Priority == PriorityBatch {
+		rep.waitingB.pushBack(id)
+	} else {
+		rep.waiting.pushBack(id)
+	}
+	if !rep.busy {
+		s.startStep(c, rep)
+	}
+}
+
+// nextWaiting returns the request a replica would admit next.
+func (rep *replica) nextWaiting() (id int32, ok bool) {
+	if rep.waiting.len() > 0 {
+		return rep.waiting.front(), true
+	}
+	if rep.waitingB.len() > 0 {
+		return rep.waitingB.front(), true
+	}
+	return 0, false
+}
+
+func (rep *replica) popWaiting() int32 {
+	if rep.waiting.len() > 0 {
+		return rep.waiting.popFront()
+	}
+	return rep.waitingB.popFront()
+}
+
+// startStep plans and starts one engine iteration on an idle replica.
+func (s *Sim) startStep(c *cluster, rep *replica) {
+	if c.static {
+		s.startStaticStep(c, rep)
+		return
+	}
+	now := s.eng.Now()
+	budget := c.spec.MaxNumBatchedTokens
+	var b perf.Batch
+	for i := 0; i < len(rep.running); i++ {
+		id := rep.running[i]
+		sq := &s.seqs[id]
+		sq.chunk, sq.decoding = 0, false
+		if sq.computed < sq.target {
+			if budget == 0 {
+				continue
+			}
+			ch := min(int(sq.target-sq.computed), budget)
+			if !s.ensureBlocks(c, rep, id, i, int(sq.computed)+ch) {
+				i-- // it preempted itself; the loop ends
+				continue
+			}
+			sq.chunk = int32(ch)
+			budget -= ch
+			b.Prefill += ch
+			b.PrefillSeqs++
+			b.Context += float64(int(sq.computed) + ch)
+			continue
+		}
+		if budget == 0 {
+			continue
+		}
+		ctx := int(sq.target + sq.generated)
+		if !s.ensureBlocks(c, rep, id, i, ctx) {
+			i--
+			continue
+		}
+		sq.decoding = true
+		budget--
+		b.Decode++
+		b.Context += float64(ctx)
+	}
+	for len(rep.running) < c.spec.MaxNumSeqs && budget > 0 {
+		id, ok := rep.nextWaiting()
+		if !ok {
+			break
+		}
+		r := &s.reqs[id]
+		sq := &s.seqs[id]
+		w := s.wls[r.wl]
+		shared, key := 0, int64(-1)
+		if c.spec.PrefixCaching && sq.computed == 0 {
+			key = prefixKey(r)
+			if e := rep.prefixes[key]; e != nil {
+				shared = int(e.blocks)
+			}
+		}
+		computed := min(shared*c.bs, int(sq.target)-1)
+		rem := int(sq.target) - computed
+		ch := min(rem, budget)
+		if !c.chunked && ch < rem {
+			if budget < c.spec.MaxNumBatchedTokens {
+				break // the whole prompt must fit one iteration
+			}
+			ch = rem
+		}
+		tokens := computed + ch
+		if c.spec.KV.Allocation == "contiguous" {
+			tokens = int(r.input) + w.maxTok
+			if c.spec.KV.MaxModelLen > 0 {
+				tokens = c.spec.KV.MaxModelLen
+			}
+			tokens = max(tokens, int(sq.target)+int(r.output))
+		}
+		need := blocksFor(tokens, c.bs) - shared - int(sq.blocks)
+		if need > rep.free && !s.evictPrefixes(rep, need) {
+			break
+		}
+		rep.popWaiting()
+		s.ser.queue.Add(now, -1)
+		c.cs.waitG.Add(now, -1)
+		if need > 0 {
+			rep.free -= need
+			sq.blocks += int32(need)
+		}
+		if shared > 0 {
+			e := rep.prefixes[key]
+			e.refs++
+			e.lastUse = now
+			sq.prefix = int32(key)
+		}
+		sq.computed = int32(computed)
+		if !sq.started {
+			sq.started = true
+			r.admitted = now
+		}
+		r.state = stService
+		rep.running = append(rep.running, id)
+		sq.chunk = int32(ch)
+		budget -= ch
+		b.Prefill += ch
+		b.PrefillSeqs++
+		b.Context += float64(tokens)
+	}
+	if b.Decode == 0 && b.Prefill == 0 {
+		s.idle(c, rep)
+		return
+	}
+	dt := c.step.StepTime(b)
+	if !rep.busy {
+		rep.busy = true
+		c.cs.busyG.Add(now, 1)
+	}
+	rep.stepEnd = now + dt
+	c.cs.steps++
+	s.clusterGauges(c, rep)
+	s.eng.Schedule(rep.stepEnd, evStep, int32(c.replicaBase+rep.idx), rep.gen)
+}
+
+// ensureBlocks makes room for a running sequence (at position pos) to hold
+// tokens of KV, evicting idle cached prefixes, then preempting the most
+// recently admitted sequences. It returns false if it had to preempt the
+// sequence itself.
+func (s *Sim) ensureBlocks(c *cluster, rep *replica, id int32, pos, tokens int) bool {
+	sq := &s.seqs[id]
+	shared := 0
+	if sq.prefix >= 0 {
+		shared = int(rep.prefixes[int64(sq.prefix)].blocks)
+	}
+	need := blocksFor(tokens, c.bs) - shared - int(sq.blocks)
+	if need <= 0 {
+		return true
+	}
+	if need > rep.free {
+		s.evictPrefixes(rep, need)
+	}
+	for need > rep.free {
+		last := len(rep.running) - 1
+		victim := rep.running[last]
+		s.preempt(c, rep, last)
+		if victim == id {
+			return false
+		}
+		_ = pos
+	}
+	rep.free -= need
+	sq.blocks += int32(need)
+	return true
+}
+
+// evictPrefixes frees cached prefixes no running sequence uses, least
+// recently used first, until need blocks are free. It reports success.
+func (s *Sim) evictPrefixes(rep *replica, need int) bool {
+	for need > rep.free {
+		var victim *prefixEntry
+		for _, e := range rep.prefixes {
+			if e.refs == 0 && (victim == nil || e.lastUse < victim.lastUse || e.lastUse == victim.lastUse && e.key < victim.key) {
+				victim = e
+			}
+		}
+		if victim == nil {
+			return false
+		}
+		rep.free += int(victim.blocks)
+		delete(rep.prefixes, victim.key)
+	}
+	return true
+}
+
+// preempt evicts the running sequence at position pos by recompute: its
+// KV is dropped and it goes back to the head of the waiting queue, to
+// prefill its prompt and what it had generated again.
+func (s *Sim) preempt(c *cluster, rep *replica, pos int) {
+	now := s.eng.Now()
+	id := rep.running[pos]
+	rep.running = append(rep.running[:pos], rep.running[pos+1:]...)
+	sq := &s.seqs[id]
+	s.releaseKV(rep, sq)
+	sq.target = s.reqs[id].input + sq.generated
+	sq.computed, sq.chunk, sq.decoding = 0, 0, false
+	s.reqs[id].state = stBackendQueue
+	rep.waiting.pushFront(id)
+	s.ser.queue.Add(now, 1)
+	c.cs.waitG.Add(now, 1)
+	c.cs.preempt(s.interval(now))
+}
+
+func (s *Sim) releaseKV(rep *replica, sq *seqState) {
+	rep.free += int(sq.blocks)
+	sq.blocks = 0
+	if sq.prefix >= 0 {
+		if e := rep.prefixes[int64(sq.prefix)]; e != nil {
+			e.refs--
+		}
+		sq.prefix = -1
+	}
+}
+
+// prefixKey identifies a request's shared prefix within its workload.
+func prefixKey(r *request) int64 { return int64(r.wl)<<24 | int64(r.prefix) }
+
+// endStep applies a finished iteration: prefill progress, one token per
+// decoding sequence, first tokens, completions; then starts the next.
+func (s *Sim) endStep(c *cluster, rep *replica) {
+	if c.static {
+		s.endStaticStep(c, rep)
+		return
+	}
+	now := s.eng.Now()
+	for i := 0; i < len(rep.running); {
+		id := rep.running[i]
+		sq := &s.seqs[id]
+		r := &s.reqs[id]
+		switch {
+		case sq.chunk > 0:
+			sq.computed += sq.chunk
+			sq.chunk = 0
+			if sq.computed >= sq.target {
+				if sq.generated == 0 {
+					r.ttftSvc = now - r.admitted
+				}
+				sq.generated++
+				s.registerPrefix(c, rep, id)
+			}
+		case sq.decoding:
+			sq.generated++
+			sq.decoding = false
+		}
+		if sq.generated >= r.output {
+			rep.running = append(rep.running[:i], rep.running[i+1:]...)
+			s.releaseKV(rep, sq)
+			s.completeCluster(c, id)
+			continue
+		}
+		i++
+	}
+	s.startStep(c, rep)
+}
+
+// idle marks a replica with nothing to run.
+func (s *Sim) idle(c *cluster, rep *replica) {
+	if rep.busy {
+		rep.busy = false
+		c.cs.busyG.Add(s.eng.Now(), -1)
+	}
+	s.clusterGauges(c, rep)
+}
+
+// registerPrefix makes a sequence's shared prefix a cache entry the first
+// time it is computed on a replica.
+func (s *Sim) registerPrefix(c *cluster, rep *replica, id int32) {
+	if !c.spec.PrefixCaching {
+		return
+	}
+	sq := &s.seqs[id]
+	r := &s.reqs[id]
+	if sq.prefix >= 0 {
+		return
+	}
+	nb := s.wls[r.wl].spec.Tokens.SharedPrefix / c.bs
+	if nb <= 0 || int(sq.blocks) < nb {
+		return
+	}
+	key := prefixKey(r)
+	if rep.prefixes[key] != nil {
+		return
+	}
+	rep.prefixes[key] = &prefixEntry{key: key, blocks: int32(nb), refs: 1, lastUse: s.eng.Now()}
+	sq.blocks -= int32(nb)
+	sq.prefix = int32(key)
+}
+
+// completeCluster records a request served by a cluster. GPU time is
+// priced by the hour, not per token, so the tally carries no cost here.
+func (s *Sim) completeCluster(c *cluster, id int32) {
+	r := &s.reqs[id]
+	var t tokenTally
+	t.input, t.uncached, t.output = int64(r.input), int64(r.input), int64(r.output)
+	c.stats.tok.add(&t)
+	s.wls[r.wl].gpuTok += t.input + t.output
+	s.complete(id, &t)
+}
+
+// startStaticStep serves up to max_num_seqs waiting requests as one batch
+// whose every request completes after the table's time for that batch.
+func (s *Sim) startStaticStep(c *cluster, rep *replica) {
+	now := s.eng.Now()
+	for len(rep.running) < c.spec.MaxNumSeqs {
+		if _, ok := rep.nextWaiting(); !ok {
+			break
+		}
+		id := rep.popWaiting()
+		s.ser.queue.Add(now, -1)
+		c.cs.waitG.Add(now, -1)
+		s.reqs[id].admitted = now
+		s.reqs[id].state = stService
+		rep.running = append(rep.running, id)
+	}
+	if len(rep.running) == 0 {
+		s.idle(c, rep)
+		return
+	}
+	dt := c.step.StepTime(perf.Batch{Decode: len(rep.running)})
+	if !rep.busy {
+		rep.busy = true
+		c.cs.busyG.Add(now, 1)
+	}
+	rep.stepEnd = now + dt
+	c.cs.steps++
+	s.clusterGauges(c, rep)
+	s.eng.Schedule(rep.stepEnd, evStep, int32(c.replicaBase+rep.idx), rep.gen)
+}
+
+func (s *Sim) endStaticStep(c *cluster, rep *replica) {
+	now := s.eng.Now()
+	done := rep.running
+	rep.running = nil
+	for _, id := range done {
+		r := &s.reqs[id]
+		r.ttftSvc = now - r.admitted
+		s.completeCluster(c, id)
+	}
+	rep.running = done[:0]
+	s.startStaticStep(c, rep)
+}
+
+// clusterGauges updates the cluster-wide batch and KV gauges after a
+// replica changed.
+func (s *Sim) clusterGauges(c *cluster, rep *replica) {
+	now := s.eng.Now()
+	d := len(rep.running) - rep.lastBatch
+	if d != 0 {
+		c.cs.batchG.Add(now, float64(d))
+		rep.lastBatch = len(rep.running)
+	}
+	used := c.blocks - rep.free
+	if du := used - rep.lastUsed; du != 0 {
+		c.cs.kvG.Add(now, float64(du))
+		rep.lastUsed = used
+	}
+}
