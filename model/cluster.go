@@ -36,6 +36,7 @@ type seqState struct {
 	decoding  bool  // scheduled to produce a token in the running iteration
 	started   bool  // has been admitted to a batch before
 	prefix    int32 // prefix-cache entry referenced, or -1
+	cached    int32 // prompt tokens served from the prefix cache at first admission
 }
 
 // buildStepModel turns the step spec into a perf.StepModel, and the KV

@@ -144,6 +144,7 @@ func (s *Sim) startStep(c *cluster, rep *replica) {
 		sq.computed = int32(computed)
 		if !sq.started {
 			sq.started = true
+			sq.cached = int32(computed)
 			r.admitted = now
 		}
 		r.state = stService
@@ -327,7 +328,8 @@ func (s *Sim) registerPrefix(c *cluster, rep *replica, id int32) {
 func (s *Sim) completeCluster(c *cluster, id int32) {
 	r := &s.reqs[id]
 	var t tokenTally
-	t.input, t.uncached, t.output = int64(r.input), int64(r.input), int64(r.output)
+	cached := int64(s.seqs[id].cached)
+	t.input, t.uncached, t.read, t.output = int64(r.input), int64(r.input)-cached, cached, int64(r.output)
 	c.stats.tok.add(&t)
 	s.wls[r.wl].gpuTok += t.input + t.output
 	s.complete(id, &t)

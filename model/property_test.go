@@ -80,12 +80,38 @@ func genConfig(t *rapid.T) Config {
 		}
 		provs = append(provs, p)
 	}
+	var clusters []ClusterSpec
+	if rapid.Bool().Draw(t, "cluster?") {
+		chunked := rapid.Bool().Draw(t, "chunked")
+		cl := ClusterSpec{Name: "gpu", Replicas: rapid.IntRange(1, 3).Draw(t, "replicas"),
+			MaxNumSeqs:          rapid.IntRange(1, 64).Draw(t, "maxseqs"),
+			MaxNumBatchedTokens: rapid.IntRange(16, 4096).Draw(t, "maxtokens"),
+			ChunkedPrefill:      &chunked,
+			Order:               rapid.SampledFrom([]string{"fcfs", "priority"}).Draw(t, "order"),
+			MaxWaiting:          rapid.IntRange(0, 50).Draw(t, "maxwaiting"),
+			PrefixCaching:       rapid.Bool().Draw(t, "prefixcache"),
+			KV: KVSpec{Allocation: rapid.SampledFrom([]string{"paged", "contiguous"}).Draw(t, "alloc"),
+				BlockSize: rapid.SampledFrom([]int{1, 16, 64}).Draw(t, "bs"), Blocks: rapid.IntRange(400, 5000).Draw(t, "blocks")},
+			Price: ClusterPrice{PerGPUHour: 2}}
+		if rapid.Bool().Draw(t, "roofline?") {
+			cl.GPU, cl.Model = "H100-SXM", "llama-3.1-8b"
+		} else {
+			cl.Step = StepSpec{Kind: "table", Per: rapid.SampledFrom([]string{"iteration", "request"}).Draw(t, "per"),
+				Batches: []float64{1, 64}, Times: []workloads.Duration{0.005, workloads.Duration(rapid.Float64Range(0.005, 0.2).Draw(t, "t64"))}}
+		}
+		clusters = append(clusters, cl)
+	}
 	nW := rapid.IntRange(1, 3).Draw(t, "workloads")
 	var wls []WorkloadSpec
 	for i := 0; i < nW; i++ {
 		p := provs[rapid.IntRange(0, nProv-1).Draw(t, "route")]
-		w := WorkloadSpec{Name: "w" + itoa(i), Route: p.Name, Tenant: rapid.SampledFrom([]string{"a", "b"}).Draw(t, "tenant")}
-		if len(p.Keys) > 0 {
+		w := WorkloadSpec{Name: "w" + itoa(i), Route: p.Name, Tenant: rapid.SampledFrom([]string{"a", "b"}).Draw(t, "tenant"),
+			Priority: rapid.SampledFrom([]string{PriorityInteractive, PriorityBatch}).Draw(t, "priority")}
+		toCluster := len(clusters) > 0 && rapid.Bool().Draw(t, "toCluster")
+		if toCluster {
+			w.Route = "gpu"
+		}
+		if len(p.Keys) > 0 && !toCluster {
 			w.Key = rapid.SampledFrom([]string{"k0", "k1"}).Draw(t, "key")
 		}
 		switch rapid.IntRange(0, 2).Draw(t, "mode") {
@@ -107,8 +133,11 @@ func genConfig(t *rapid.T) Config {
 		if w.Tokens.SharedPrefix == 0 {
 			w.Tokens.Prefixes = 1
 		}
-		if rapid.Bool().Draw(t, "batch?") {
+		if !toCluster && rapid.Bool().Draw(t, "batch?") {
 			w.Lane = LaneBatch
+		}
+		if toCluster && w.Demand.Closed() && w.Demand.Think.MeanValue() == 0 {
+			w.Demand.Think = workloads.Fixed(0.5)
 		}
 		w.Client = ClientSpec{MaxConcurrency: rapid.IntRange(0, 30).Draw(t, "maxconc"),
 			Retry: RetrySpec{Preset: rapid.SampledFrom(RetryPresetNames()).Draw(t, "preset")}}
@@ -122,7 +151,7 @@ func genConfig(t *rapid.T) Config {
 		wls = append(wls, w)
 	}
 	return Config{Name: "random", Seed: rapid.Uint64().Draw(t, "seed"), Duration: rapid.Float64Range(30, 300).Draw(t, "duration"),
-		Interval: 30, Workloads: wls, Providers: provs}
+		Interval: 30, Workloads: wls, Providers: provs, Clusters: clusters}
 }
 
 // checker wraps a Sim and checks invariants after every event.
@@ -154,6 +183,29 @@ func (c checker) Handle(e sim.Event) {
 		}
 		if p.conCap > 0 && p.conUsed > p.conCap {
 			c.t.Fatalf("%s: %d in service, cap %d", p.spec.Name, p.conUsed, p.conCap)
+		}
+	}
+	for _, cl := range c.s.clus {
+		for _, rep := range cl.replicas {
+			if len(rep.running) > cl.spec.MaxNumSeqs {
+				c.t.Fatalf("replica %d: %d running, max_num_seqs %d", rep.idx, len(rep.running), cl.spec.MaxNumSeqs)
+			}
+			if cl.static {
+				continue
+			}
+			used := 0
+			for _, id := range rep.running {
+				used += int(c.s.seqs[id].blocks)
+			}
+			for _, e := range rep.prefixes {
+				used += int(e.blocks)
+				if e.refs < 0 {
+					c.t.Fatalf("prefix entry with %d references", e.refs)
+				}
+			}
+			if rep.free < 0 || used+rep.free != cl.blocks {
+				c.t.Fatalf("replica %d: %d blocks in use + %d free != %d capacity", rep.idx, used, rep.free, cl.blocks)
+			}
 		}
 	}
 	for _, w := range c.s.wls {

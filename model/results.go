@@ -61,8 +61,8 @@ type LatencySet struct {
 	TTFTService Quantiles `json:"ttft_service"`
 }
 
-// Quantiles summarise one distribution. Percentiles come from a DDSketch
-// with 1% relative accuracy; mean, min, max and count are exact.
+// Quantiles summarise one distribution. Percentiles come from a log-linear
+// sketch with 1% relative accuracy (sim.Sketch); mean, max and count are exact.
 type Quantiles struct {
 	Count int64   `json:"count"`
 	Mean  float64 `json:"mean"`

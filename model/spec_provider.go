@@ -216,6 +216,9 @@ func (p *ProviderSpec) Validate() error {
 	seen := map[string]bool{}
 	for i, k := range p.Keys {
 		at := fmt.Sprintf("key[%d]", i)
+		if k.Limits.SpendLimitUSD != 0 || k.Limits.RetryAfter != "" && k.Limits.RetryAfter != p.Limits.RetryAfter {
+			return &workloads.FieldError{Key: at + ".limits", Msg: "spend_limit_usd and retry_after are provider-wide: set them under the provider's limits"}
+		}
 		if k.Name == "" {
 			return &workloads.FieldError{Key: at + ".name", Msg: "must be set"}
 		}
@@ -304,6 +307,9 @@ func (l *LimitsSpec) Validate() error {
 	}
 	if l.Burst < 0 {
 		return &workloads.FieldError{Key: "burst", Msg: "must be > 0"}
+	}
+	if l.Quantum != 0 && (l.Window == "" || l.Window == WindowTokenBucket) {
+		return &workloads.FieldError{Key: "quantum", Msg: "applies to fixed and sliding windows; a token bucket's burst sets its size (use burst)"}
 	}
 	if l.Quantum < 0 || l.Quantum > 60 {
 		return &workloads.FieldError{Key: "quantum", Msg: fmt.Sprintf("must be between 0 and 60s, got %v", l.Quantum)}

@@ -74,6 +74,11 @@ func verdict(r *Results) []string {
 				tightest.backend, strings.ToUpper(tightest.lr.Dimension), 100*tightest.lr.PeakUse, 1/tightest.lr.PeakUse))
 		}
 	}
+	for _, b := range r.Backends {
+		if c := b.Cluster; c != nil {
+			out = append(out, clusterVerdict(b.Name, c, r))
+		}
+	}
 	var otherRej int64
 	for k, v := range sm.Attempts.Rejected {
 		if !isLimitReason(k) {
@@ -203,4 +208,36 @@ func fmtDur(s float64) string {
 		return fmt.Sprintf("%dm%02ds", int(s)/60, int(s)%60)
 	}
 	return fmt.Sprintf("%dh%02dm", int(s)/3600, (int(s)%3600)/60)
+}
+
+// clusterVerdict says how hard a GPU cluster worked and what limited it.
+func clusterVerdict(name string, c *ClusterResult, r *Results) string {
+	s := fmt.Sprintf("%s (%d x %s): running iterations %.0f%% of the time, mean batch %.1f (peak %.0f of max %d), KV %.0f%% used on average",
+		name, c.Replicas, orDash(c.GPU), 100*c.Utilization, c.MeanBatch, c.PeakBatch, c.MaxNumSeqs, 100*c.MeanKVUse)
+	if c.Preemptions > 0 {
+		s += fmt.Sprintf(", %d preemptions (KV memory ran out)", c.Preemptions)
+	}
+	switch {
+	case c.PeakBatch >= float64(c.MaxNumSeqs) && c.Utilization > 0.95:
+		s += "; saturated: the batch is full, so throughput has plateaued and waiting requests queue"
+	case c.Preemptions > 0:
+		s += "; KV memory limits the batch"
+	}
+	return s + fmt.Sprintf(". GPU cost $%.2f (%.0f GPU-hours, $%.2f per million tokens).", costOf(r, name), c.GPUHours, c.CostPerMillionTokens)
+}
+
+func orDash(s string) string {
+	if s == "" {
+		return "GPU"
+	}
+	return s
+}
+
+func costOf(r *Results, backend string) float64 {
+	for _, b := range r.Backends {
+		if b.Name == backend {
+			return b.Cost.Total
+		}
+	}
+	return 0
 }

@@ -73,7 +73,7 @@ func cmdRun(args []string, stdout, stderr io.Writer) error {
 	}
 	o.seedSet = fs.Changed("seed")
 	if fs.NArg() > 1 {
-		return badInput("run takes one scenario, got %d (use compare for several)", fs.NArg())
+		return badInput("run takes one scenario, got %d; put alternatives in [[variant]] blocks", fs.NArg())
 	}
 	sc, err := loadScenario(fs.Arg(0))
 	if err != nil {

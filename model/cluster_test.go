@@ -1,0 +1,113 @@
+package model
+
+import (
+	"math"
+	"testing"
+
+	"github.com/headroom-sim/headroom/workloads"
+)
+
+// clusterConfig is one workload at rate req/s with fixed tokens on one
+// cluster with a measured step table.
+func clusterConfig(rate float64, in, out int, per string, batches []float64, times []float64, maxSeqs, blocks int) Config {
+	ts := make([]workloads.Duration, len(times))
+	for i, t := range times {
+		ts[i] = workloads.Duration(t)
+	}
+	return Config{Name: "cluster", Seed: 1, Duration: 1800, Interval: 60,
+		Workloads: []WorkloadSpec{{Name: "w", Route: "gpu",
+			Demand: workloads.DemandSpec{Unit: "requests/s", Rate: rate},
+			Tokens: workloads.TokenSpec{Input: workloads.Fixed(float64(in)), Output: workloads.Fixed(float64(out))},
+			Client: ClientSpec{Retry: RetrySpec{Preset: "none"}}}},
+		Clusters: []ClusterSpec{{Name: "gpu", Replicas: 1, MaxNumSeqs: maxSeqs,
+			Step: StepSpec{Kind: "table", Per: per, Batches: batches, Times: ts},
+			KV:   KVSpec{Blocks: blocks}}},
+	}
+}
+
+// steadyThroughput is completions per second over the second half of the run.
+func steadyThroughput(r *Results) float64 {
+	n := len(r.Series.Completed)
+	var c int64
+	for _, v := range r.Series.Completed[n/2:] {
+		c += v
+	}
+	return float64(c) / (float64(n-n/2) * r.IntervalS)
+}
+
+// With a measured per-request table and one replica, the throughput
+// plateau is max batch / time at that batch: seed 002's 64 / 0.548 s.
+func TestStaticBatchPlateau(t *testing.T) {
+	r := mustRun(t, clusterConfig(200, 500, 50, "request", []float64{1, 8, 64}, []float64{0.107, 0.156, 0.548}, 64, 100000))
+	within(t, "plateau", steadyThroughput(r), 64/0.548, 0.01)
+	r = mustRun(t, clusterConfig(200, 500, 50, "request", []float64{1, 8, 64}, []float64{0.107, 0.156, 0.548}, 8, 100000))
+	within(t, "plateau at batch 8", steadyThroughput(r), 8/0.156, 0.01)
+	// Below the plateau, throughput is the demand.
+	r = mustRun(t, clusterConfig(20, 500, 50, "request", []float64{1, 8, 64}, []float64{0.107, 0.156, 0.548}, 64, 100000))
+	within(t, "below the plateau", steadyThroughput(r), 20, 0.05)
+}
+
+// With continuous batching, each request takes one prefill iteration
+// (which emits its first token) and out-1 decode iterations, so a full
+// batch of B sequences completes B / (out * step(B)) requests a second.
+func TestContinuousBatchingPlateau(t *testing.T) {
+	const B, out, step = 32, 100, 0.040
+	r := mustRun(t, clusterConfig(50, 64, out, "iteration", []float64{1, B}, []float64{0.010, step}, B, 100000))
+	within(t, "plateau", steadyThroughput(r), B/(out*step), 0.02)
+	if c := r.Backends[0].Cluster; c.PeakBatch != B {
+		t.Errorf("peak batch %v, want %d", c.PeakBatch, B)
+	}
+	// TPOT at saturation is the step time at the full batch.
+	within(t, "TPOT p50", r.Summary.Latency.TPOT.P50, step, 0.02)
+}
+
+// Paged KV holds what sequences use; contiguous reserves prompt +
+// max_tokens for each. With the same memory, paged runs a larger batch and
+// gets more throughput (the seeds cite 2-4x).
+func TestPagedBeatsContiguous(t *testing.T) {
+	mk := func(alloc string) *Results {
+		c := clusterConfig(40, 200, 100, "iteration", []float64{1, 256}, []float64{0.010, 0.060}, 256, 4000)
+		c.Workloads[0].Tokens.MaxTokens = 2000
+		c.Workloads[0].Tokens.Output = workloads.Dist{Kind: "uniform", Min: 20, Max: 180}
+		c.Clusters[0].KV.Allocation = alloc
+		return mustRun(t, c)
+	}
+	paged, contig := mk("paged"), mk("contiguous")
+	pb, cb := paged.Backends[0].Cluster.MeanBatch, contig.Backends[0].Cluster.MeanBatch
+	pt, ct := steadyThroughput(paged), steadyThroughput(contig)
+	if pt < 2*ct || pb < 2*cb {
+		t.Fatalf("paged: batch %.1f, %.2f req/s; contiguous: batch %.1f, %.2f req/s; want paged at least 2x", pb, pt, cb, ct)
+	}
+	// Contiguous reserves ceil((200+2000)/16) = 138 blocks a sequence: at
+	// most 28 fit in 4,000 blocks.
+	if pk := contig.Backends[0].Cluster.PeakBatch; pk > 28 {
+		t.Fatalf("contiguous peak batch %v, want at most 28", pk)
+	}
+	t.Logf("paged batch %.1f %.2f req/s; contiguous batch %.1f %.2f req/s", pb, pt, cb, ct)
+}
+
+// When KV blocks run out mid-decode, sequences are preempted and
+// recomputed, and every request still completes.
+func TestPreemptionRecomputes(t *testing.T) {
+	c := clusterConfig(30, 300, 400, "iteration", []float64{1, 256}, []float64{0.010, 0.050}, 256, 600)
+	c.Duration = 600
+	r := mustRun(t, c)
+	cl := r.Backends[0].Cluster
+	if cl.Preemptions == 0 {
+		t.Fatal("expected preemptions with 600 blocks")
+	}
+	q := r.Summary.Requests
+	if q.Failed != 0 || q.Offered != q.Completed+q.InFlightAtEnd {
+		t.Fatalf("requests %+v", q)
+	}
+	if cl.MeanKVUse > 1 || cl.MeanKVUse < 0.5 {
+		t.Fatalf("mean KV use %v, want high but at most 1", cl.MeanKVUse)
+	}
+}
+
+func within(t *testing.T, what string, got, want, rel float64) {
+	t.Helper()
+	if math.Abs(got-want) > rel*math.Abs(want) {
+		t.Errorf("%s = %.4g, want %.4g within %.1f%%", what, got, want, 100*rel)
+	}
+}

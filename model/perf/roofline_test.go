@@ -1,0 +1,187 @@
+package perf
+
+import (
+	"math"
+	"testing"
+
+	"pgregory.net/rapid"
+)
+
+func mustGPU(t testing.TB, name string) GPU {
+	t.Helper()
+	g, err := LookupGPU(name)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return g
+}
+
+func mustModel(t testing.TB, name string) Model {
+	t.Helper()
+	m, err := LookupModel(name)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return m
+}
+
+// Decode at batch 1 reads the weights once: 13.4 GB / 3.35 TB/s = 4.0 ms
+// for Llama-2-7B on an H100 at full bandwidth.
+func TestRooflineDecodeBatch1IsWeightsOverBandwidth(t *testing.T) {
+	r := Roofline{GPU: mustGPU(t, "H100-SXM"), Model: mustModel(t, "llama-2-7b"), TP: 1, ComputeEff: 0.5, BandwidthEff: 1}
+	b := Batch{Decode: 1, Context: 100}
+	got := r.StepTime(b)
+	want := 13.4e9 / 3.35e12
+	if math.Abs(got-want)/want > 0.01 {
+		t.Errorf("decode step = %.4f ms, want %.4f ms ±1%%", got*1e3, want*1e3)
+	}
+	if r.ComputeTime(b) >= r.MemoryTime(b) {
+		t.Errorf("batch-1 decode is not memory-bound: compute %g s, memory %g s", r.ComputeTime(b), r.MemoryTime(b))
+	}
+	// Tensor parallelism divides the time; overhead adds to it.
+	r.TP, r.Overhead = 4, 0.002
+	if got4 := r.StepTime(b); math.Abs(got4-(0.002+got/4)) > 1e-12 {
+		t.Errorf("TP4 + 2 ms = %g, want %g", got4, 0.002+got/4)
+	}
+	// The zero value of the efficiencies means datasheet peak.
+	z := Roofline{GPU: r.GPU, Model: r.Model}
+	one := Roofline{GPU: r.GPU, Model: r.Model, TP: 1, ComputeEff: 1, BandwidthEff: 1}
+	if z.StepTime(b) != one.StepTime(b) {
+		t.Errorf("zero-value roofline %g != peak roofline %g", z.StepTime(b), one.StepTime(b))
+	}
+	if z.StepTime(Batch{}) != 0 {
+		t.Errorf("empty batch takes %g s", z.StepTime(Batch{}))
+	}
+}
+
+// Prefill of long prompts is compute-bound and linear in tokens when the
+// prompts are equal (attention per token constant).
+func TestRooflinePrefillComputeBound(t *testing.T) {
+	r := Roofline{GPU: mustGPU(t, "H100-SXM"), Model: mustModel(t, "llama-3.1-8b"), TP: 1, ComputeEff: 0.6, BandwidthEff: 0.8, Overhead: 0.003}
+	prev := 0.0
+	for _, k := range []int{16, 32, 64, 128} {
+		b := Batch{PrefillSeqs: k, Prefill: 512 * k, Context: float64(512 * k)}
+		if r.ComputeTime(b) <= r.MemoryTime(b) {
+			t.Errorf("%d×512-token prefill is not compute-bound", k)
+		}
+		work := r.StepTime(b) - r.Overhead
+		if prev > 0 && math.Abs(work/prev-2) > 1e-9 {
+			t.Errorf("doubling tokens to %d multiplies time by %g, want 2", 512*k, work/prev)
+		}
+		prev = work
+		// Exactly the linear FLOPs plus causal attention over 512-token prompts.
+		m := r.Model
+		flops := 2*m.ActiveParams*float64(512*k) + 4*float64(m.Layers*m.Heads*m.HeadDim)*float64(512*k)*256
+		if math.Abs(r.FLOPs(b)-flops) > 1e-9*flops {
+			t.Errorf("FLOPs = %g, want %g", r.FLOPs(b), flops)
+		}
+	}
+	// One long prompt: slightly super-linear because of causal attention.
+	t1 := r.StepTime(Batch{PrefillSeqs: 1, Prefill: 8192, Context: 8192}) - r.Overhead
+	t2 := r.StepTime(Batch{PrefillSeqs: 1, Prefill: 16384, Context: 16384}) - r.Overhead
+	if ratio := t2 / t1; ratio < 2 || ratio > 2.3 {
+		t.Errorf("16k/8k prefill time ratio %g, want in [2, 2.3]", ratio)
+	}
+}
+
+// The ridge point at datasheet peaks falls where vidur's measured
+// Llama-2-7B/H100 per-layer times bend (flat to 128–256 tokens, linear from
+// 512; data-notes §2b): memory-bound at 128 tokens, compute-bound at 512.
+func TestRooflineKneeMatchesVidur(t *testing.T) {
+	r := Roofline{GPU: mustGPU(t, "H100-SXM"), Model: mustModel(t, "llama-2-7b"), TP: 1}
+	at := func(n int) Batch { return Batch{PrefillSeqs: 1, Prefill: n, Context: float64(n)} }
+	if r.ComputeTime(at(128)) >= r.MemoryTime(at(128)) {
+		t.Error("128 tokens is compute-bound")
+	}
+	if r.ComputeTime(at(512)) <= r.MemoryTime(at(512)) {
+		t.Error("512 tokens is memory-bound")
+	}
+}
+
+func TestAttentionPairs(t *testing.T) {
+	for _, c := range []struct {
+		b    Batch
+		want float64
+	}{
+		{Batch{Decode: 4, Context: 4000}, 4000},                                 // each decode token reads its context
+		{Batch{PrefillSeqs: 2, Prefill: 1000, Context: 1000}, 1000 * 250},       // two fresh 500-token prompts: 500·250 each
+		{Batch{PrefillSeqs: 1, Prefill: 100, Context: 1100}, 100 * (1100 - 50)}, // a chunk after 1000 cached tokens
+		{Batch{PrefillSeqs: 1, Prefill: 100, Context: 10}, 100 * 50},            // inconsistent context: at least causal
+		{Batch{Decode: 3}, 0},
+	} {
+		if got := attentionPairs(c.b); math.Abs(got-c.want) > 1e-9*c.want {
+			t.Errorf("pairs(%+v) = %g, want %g", c.b, got, c.want)
+		}
+	}
+}
+
+func genRoofline(t *rapid.T) Roofline {
+	gs, ms := GPUs(), Models()
+	return Roofline{
+		GPU:          gs[rapid.IntRange(0, len(gs)-1).Draw(t, "gpu")],
+		Model:        ms[rapid.IntRange(0, len(ms)-1).Draw(t, "model")],
+		TP:           rapid.SampledFrom([]int{1, 2, 4, 8}).Draw(t, "tp"),
+		ComputeEff:   rapid.Float64Range(0.01, 1).Draw(t, "ce"),
+		BandwidthEff: rapid.Float64Range(0.01, 1).Draw(t, "be"),
+		Overhead:     rapid.Float64Range(0, 0.05).Draw(t, "overhead"),
+	}
+}
+
+// Step time never falls when the step grows: more decode sequences (each
+// with the same context), more prompt tokens (context growing with them) or
+// more context.
+func TestRooflineMonotoneProperty(t *testing.T) {
+	rapid.Check(t, func(t *rapid.T) {
+		r := genRoofline(t)
+		ctx := rapid.Float64Range(0, 65536).Draw(t, "ctx_per_seq")
+		d := rapid.IntRange(0, 512).Draw(t, "decode")
+		dd := rapid.IntRange(1, 512).Draw(t, "more_decode")
+		ps := rapid.IntRange(0, 8).Draw(t, "prefill_seqs")
+		chunk := 0
+		if ps > 0 {
+			chunk = rapid.IntRange(1, 8192).Draw(t, "chunk")
+		}
+		mk := func(d, ps, chunk int) Batch {
+			return Batch{Decode: d, PrefillSeqs: ps, Prefill: ps * chunk, Context: float64(d)*ctx + float64(ps)*(ctx+float64(chunk))}
+		}
+		base := mk(d, ps, chunk)
+		t0 := r.StepTime(base)
+		if t1 := r.StepTime(mk(d+dd, ps, chunk)); t1 < t0*(1-1e-12) {
+			t.Fatalf("decode %d→%d: %g → %g s", d, d+dd, t0, t1)
+		}
+		if ps > 0 {
+			if t1 := r.StepTime(mk(d, ps, chunk+dd)); t1 < t0*(1-1e-12) {
+				t.Fatalf("chunk %d→%d: %g → %g s", chunk, chunk+dd, t0, t1)
+			}
+		}
+		more := base
+		more.Context += rapid.Float64Range(0, 1e6).Draw(t, "more_ctx")
+		if t1 := r.StepTime(more); t1 < t0*(1-1e-12) {
+			t.Fatalf("context %g→%g: %g → %g s", base.Context, more.Context, t0, t1)
+		}
+		if !(t0 >= r.Overhead) || math.IsInf(t0, 0) {
+			t.Fatalf("step %g s below overhead %g or infinite", t0, r.Overhead)
+		}
+	})
+}
+
+func TestRooflineValidate(t *testing.T) {
+	ok := Roofline{GPU: mustGPU(t, "L4"), Model: mustModel(t, "mistral-7b"), TP: 1, ComputeEff: 0.5, BandwidthEff: 0.5}
+	if err := ok.Validate(); err != nil {
+		t.Fatal(err)
+	}
+	for name, mut := range map[string]func(*Roofline){
+		"no gpu":     func(r *Roofline) { r.GPU = GPU{} },
+		"no model":   func(r *Roofline) { r.Model = Model{} },
+		"ce > 1":     func(r *Roofline) { r.ComputeEff = 1.5 },
+		"be < 0":     func(r *Roofline) { r.BandwidthEff = -0.1 },
+		"overhead<0": func(r *Roofline) { r.Overhead = -1 },
+		"tp < 0":     func(r *Roofline) { r.TP = -2 },
+	} {
+		r := ok
+		mut(&r)
+		if r.Validate() == nil {
+			t.Errorf("%s: accepted", name)
+		}
+	}
+}
