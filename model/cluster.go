@@ -19,6 +19,8 @@ type cluster struct {
 	blocks   int // KV blocks per replica
 	replicas []*replica
 	gpus     int
+	maxSeqs  int // current max_num_seqs (the schedule may change it)
+	target   int // replicas that should be provisioned now
 	// replicaBase is the index of replica 0 in Sim.replicas (event Obj).
 	replicaBase int
 	stats       *backendStats
@@ -97,9 +99,10 @@ func buildCluster(spec *ClusterSpec, idx int, nInt int) (*cluster, error) {
 			return nil, fieldErr("kv", fmt.Sprintf("no room for a single %d-token KV block", c.bs))
 		}
 	}
-	for i := 0; i < spec.Replicas; i++ {
-		c.replicas = append(c.replicas, &replica{cl: c, idx: i, free: c.blocks, up: true, prefixes: map[int64]*prefixEntry{}})
+	for i := 0; i < spec.maxReplicas(); i++ {
+		c.replicas = append(c.replicas, &replica{cl: c, idx: i, free: c.blocks, prefixes: map[int64]*prefixEntry{}})
 	}
+	c.maxSeqs = spec.MaxNumSeqs
 	c.cs = newClusterStats(nInt)
 	return c, nil
 }
@@ -122,7 +125,7 @@ func pickInt(o, v int) int {
 func (c *cluster) pickReplica() *replica {
 	var best *replica
 	for _, r := range c.replicas {
-		if !r.up {
+		if r.state != repUp || r.failed {
 			continue
 		}
 		if best == nil || r.load() < best.load() {
@@ -131,6 +134,14 @@ func (c *cluster) pickReplica() *replica {
 	}
 	return best
 }
+
+// Replica states.
+const (
+	repDown     uint8 = iota // not provisioned, not billed
+	repStarting              // provisioned, not yet accepting
+	repUp                    // accepting requests
+	repDraining              // finishing its work, accepting none
+)
 
 // prefixEntry is a shared prompt prefix resident in a replica's KV cache.
 type prefixEntry struct {
@@ -144,7 +155,8 @@ type prefixEntry struct {
 type replica struct {
 	cl       *cluster
 	idx      int
-	up       bool
+	state    uint8
+	failed   bool // down for a failure (still billed)
 	busy     bool
 	gen      uint32
 	waiting  deque

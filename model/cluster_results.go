@@ -2,9 +2,16 @@ package model
 
 import "fmt"
 
-// gpuCost is a cluster's GPU bill up to horizon: every GPU, busy or idle.
-func (c *cluster) gpuCost(horizon float64) float64 {
-	return float64(c.gpus) * c.spec.Price.PerGPUHour * horizon / 3600
+// gpuCost is a cluster's GPU bill up to horizon: every provisioned GPU,
+// busy or idle (the billed-GPU gauge, interval by interval).
+func (s *Sim) gpuCost(c *cluster, horizon float64) (usd, hours float64) {
+	for i, g := range c.cs.gpus {
+		span := min(s.cfg.Interval, horizon-float64(i)*s.cfg.Interval)
+		if span > 0 {
+			hours += g * span / 3600
+		}
+	}
+	return hours * c.spec.Price.PerGPUHour, hours
 }
 
 // shareGPUCost charges each cluster's GPU bill to the workloads it served,
@@ -12,7 +19,7 @@ func (c *cluster) gpuCost(horizon float64) float64 {
 // an idle cluster, so totals always add up), and adds it to the series.
 func (s *Sim) shareGPUCost(horizon float64) {
 	for _, c := range s.clus {
-		bill := c.gpuCost(horizon)
+		bill, _ := s.gpuCost(c, horizon)
 		var tok int64
 		var users []*workload
 		for _, w := range s.wls {
@@ -32,11 +39,10 @@ func (s *Sim) shareGPUCost(horizon float64) {
 			w.stats.tok.costGPU += bill * share
 		}
 		c.stats.tok.costGPU = bill
-		perInterval := float64(c.gpus) * c.spec.Price.PerGPUHour / 3600
 		for i := range s.ser.cost {
 			span := min(s.cfg.Interval, horizon-float64(i)*s.cfg.Interval)
 			if span > 0 {
-				s.ser.cost[i] += perInterval * span
+				s.ser.cost[i] += c.cs.gpus[i] * c.spec.Price.PerGPUHour * span / 3600
 			}
 		}
 	}
@@ -47,25 +53,30 @@ func (s *Sim) clusterResult(c *cluster, horizon float64) BackendResult {
 		Rejected: reasonMap(&c.stats.rejected), Tokens: tokenCounts(&c.stats.tok), Cost: cost(&c.stats.tok), Limits: []LimitResult{}}
 	cs := c.cs
 	n := len(cs.batch)
-	reps := float64(len(c.replicas))
-	cr := &ClusterResult{Replicas: len(c.replicas), GPUs: c.gpus, GPU: c.spec.GPU, Model: c.spec.Model,
+	tp := float64(c.spec.TensorParallel)
+	_, hours := s.gpuCost(c, horizon)
+	cr := &ClusterResult{Replicas: c.spec.Replicas, GPUs: c.spec.Replicas * c.spec.TensorParallel, GPU: c.spec.GPU, Model: c.spec.Model,
 		StepModel: c.spec.Step.Kind, KVBlocks: c.blocks, KVBlockTokens: c.bs, MaxNumSeqs: c.spec.MaxNumSeqs,
-		Steps: cs.steps, Preemptions: cs.preemptions, GPUHours: float64(c.gpus) * horizon / 3600}
+		Steps: cs.steps, Preemptions: cs.preemptions, GPUHours: hours}
 	if c.spec.Step.Kind == "table" {
 		cr.StepModel = fmt.Sprintf("table per %s", c.spec.Step.Per)
 	}
 	se := ClusterSeries{Batch: make([]float64, n), BatchMax: cs.batchMax, KVUse: make([]float64, n), Waiting: cs.wait,
-		Preemptions: cs.preemptPer, Utilization: make([]float64, n), CostUSD: make([]float64, n)}
+		Preemptions: cs.preemptPer, Utilization: make([]float64, n), CostUSD: make([]float64, n), Replicas: make([]float64, n)}
 	var wsum, bsum, kvsum, busy float64
 	for i := 0; i < n; i++ {
 		span := min(s.cfg.Interval, horizon-float64(i)*s.cfg.Interval)
 		if span <= 0 {
 			continue
 		}
+		reps := cs.gpus[i] / tp
+		if reps <= 0 {
+			continue
+		}
 		se.Batch[i] = cs.batch[i] / reps
 		se.KVUse[i] = cs.kv[i] / (reps * float64(c.blocks))
 		se.Utilization[i] = cs.busy[i] / reps
-		se.CostUSD[i] = float64(c.gpus) * c.spec.Price.PerGPUHour * span / 3600
+		se.CostUSD[i] = cs.gpus[i] * c.spec.Price.PerGPUHour * span / 3600
 		wsum += span
 		bsum += se.Batch[i] * span
 		kvsum += se.KVUse[i] * span
@@ -73,12 +84,13 @@ func (s *Sim) clusterResult(c *cluster, horizon float64) BackendResult {
 		if cs.batchMax[i]/reps > cr.PeakBatch {
 			cr.PeakBatch = cs.batchMax[i] / reps
 		}
+		se.Replicas[i] = reps
 	}
 	if wsum > 0 {
 		cr.MeanBatch, cr.MeanKVUse, cr.Utilization = bsum/wsum, kvsum/wsum, busy/wsum
 	}
-	if horizon > 0 && c.gpus > 0 {
-		cr.OutputTokensPerGPUSecond = float64(c.stats.tok.output) / (horizon * float64(c.gpus))
+	if hours > 0 {
+		cr.OutputTokensPerGPUSecond = float64(c.stats.tok.output) / (hours * 3600)
 	}
 	if t := c.stats.tok.input + c.stats.tok.output; t > 0 {
 		cr.CostPerMillionTokens = b.Cost.Total / float64(t) * 1e6

@@ -5,6 +5,8 @@ import "github.com/headroom-sim/headroom/sim"
 // clusterStats accumulates a cluster's engine-level measurements.
 type clusterStats struct {
 	batchG, kvG, waitG, busyG sim.Gauge
+	gpuG                      sim.Gauge // billed GPUs (provisioned replicas x tensor parallel)
+	gpus                      []float64
 	steps                     int64
 	preemptions               int64
 	preemptPer                []int64
@@ -14,7 +16,7 @@ type clusterStats struct {
 
 func newClusterStats(n int) *clusterStats {
 	return &clusterStats{preemptPer: make([]int64, n), batch: make([]float64, n), kv: make([]float64, n),
-		wait: make([]float64, n), busy: make([]float64, n), batchMax: make([]float64, n)}
+		wait: make([]float64, n), busy: make([]float64, n), batchMax: make([]float64, n), gpus: make([]float64, n)}
 }
 
 func (cs *clusterStats) preempt(iv int) {
@@ -32,4 +34,5 @@ func (cs *clusterStats) tick(iv int, t float64) {
 	cs.kv[iv], _ = cs.kvG.Mark(t)
 	cs.wait[iv], _ = cs.waitG.Mark(t)
 	cs.busy[iv], _ = cs.busyG.Mark(t)
+	cs.gpus[iv], _ = cs.gpuG.Mark(t)
 }

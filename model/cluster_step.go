@@ -52,6 +52,9 @@ func (rep *replica) popWaiting() int32 {
 
 // startStep plans and starts one engine iteration on an idle replica.
 func (s *Sim) startStep(c *cluster, rep *replica) {
+	if rep.failed || rep.state == repDown || rep.state == repStarting {
+		return
+	}
 	if c.static {
 		s.startStaticStep(c, rep)
 		return
@@ -92,7 +95,7 @@ func (s *Sim) startStep(c *cluster, rep *replica) {
 		b.Decode++
 		b.Context += float64(ctx)
 	}
-	for len(rep.running) < c.spec.MaxNumSeqs && budget > 0 {
+	for len(rep.running) < c.maxSeqs && budget > 0 {
 		id, ok := rep.nextWaiting()
 		if !ok {
 			break
@@ -297,6 +300,7 @@ func (s *Sim) idle(c *cluster, rep *replica) {
 		c.cs.busyG.Add(s.eng.Now(), -1)
 	}
 	s.clusterGauges(c, rep)
+	s.maybeRetire(c, rep)
 }
 
 // registerPrefix makes a sequence's shared prefix a cache entry the first
@@ -339,7 +343,7 @@ func (s *Sim) completeCluster(c *cluster, id int32) {
 // whose every request completes after the table's time for that batch.
 func (s *Sim) startStaticStep(c *cluster, rep *replica) {
 	now := s.eng.Now()
-	for len(rep.running) < c.spec.MaxNumSeqs {
+	for len(rep.running) < c.maxSeqs {
 		if _, ok := rep.nextWaiting(); !ok {
 			break
 		}

@@ -111,3 +111,57 @@ func within(t *testing.T, what string, got, want, rel float64) {
 		t.Errorf("%s = %.4g, want %.4g within %.1f%%", what, got, want, 100*rel)
 	}
 }
+
+// A failed replica's requests are refused back to their clients (retry)
+// or lost; the results count each.
+func TestReplicaFailure(t *testing.T) {
+	for _, mode := range []string{"retry", "lose"} {
+		c := clusterConfig(20, 200, 200, "iteration", []float64{1, 64}, []float64{0.01, 0.03}, 64, 100000)
+		c.Clusters[0].Replicas = 2
+		c.Clusters[0].Failures = []FailureSpec{{After: 600, Duration: 300, Replica: 0, Requests: mode}}
+		c.Workloads[0].Client.Retry = RetrySpec{Preset: "anthropic-python"}
+		r := mustRun(t, c)
+		q := r.Summary.Requests
+		if q.Offered != q.Completed+q.Failed+q.InFlightAtEnd {
+			t.Fatalf("%s: not conserved: %+v", mode, q)
+		}
+		switch mode {
+		case "retry":
+			if r.Summary.Attempts.Rejected["replica_failure"] == 0 || q.Failed != 0 {
+				t.Errorf("retry: refused %d, failed %d; want refusals that the retries absorb", r.Summary.Attempts.Rejected["replica_failure"], q.Failed)
+			}
+		case "lose":
+			if q.FailedBy["replica_lost"] == 0 || q.FailedBy["replica_lost"] != q.Failed {
+				t.Errorf("lose: failed %+v; want only replica_lost", q.FailedBy)
+			}
+		}
+		// While one replica is down the other carries everything.
+		if u := r.Backends[0].Cluster.Series.Utilization[12]; u > 0.75 {
+			t.Errorf("%s: utilization %.2f during the failure with half the replicas down", mode, u)
+		}
+	}
+}
+
+// The schedule provisions replicas by time of day and bills what is
+// provisioned, idle or not.
+func TestReplicaScheduleBillsProvisionedHours(t *testing.T) {
+	c := clusterConfig(5, 200, 100, "iteration", []float64{1, 64}, []float64{0.01, 0.03}, 64, 100000)
+	c.Duration = 86400
+	c.Interval = 600
+	c.Clusters[0].Replicas = 2
+	c.Clusters[0].Price.PerGPUHour = 2
+	c.Clusters[0].Startup = 300
+	c.Clusters[0].Schedule = []ScheduleSpec{{At: "08:00", Replicas: 4, MaxNumSeqs: 16}, {At: "18:00", Replicas: 2}}
+	r := mustRun(t, c)
+	cl := r.Backends[0].Cluster
+	// 2 replicas for 14 hours and 4 for 10: 68 GPU-hours.
+	within(t, "GPU hours", cl.GPUHours, 68, 1e-6)
+	within(t, "GPU cost", r.Backends[0].Cost.Total, 136, 1e-6)
+	within(t, "total cost", r.Summary.Cost.Total, 136, 1e-6)
+	if got := cl.Series.Replicas[9*6]; got != 4 {
+		t.Errorf("replicas at 09:00 = %v, want 4", got)
+	}
+	if got := cl.Series.Replicas[20*6]; got != 2 {
+		t.Errorf("replicas at 20:00 = %v, want 2", got)
+	}
+}

@@ -176,6 +176,8 @@ type ClusterSeries struct {
 	Utilization []float64 `json:"utilization"`
 	// CostUSD is the GPU cost of the interval.
 	CostUSD []float64 `json:"cost_usd"`
+	// Replicas is the time-weighted number of provisioned replicas.
+	Replicas []float64 `json:"replicas"`
 }
 
 // LimitResult is one rate-limit dimension of one scope.

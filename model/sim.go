@@ -19,6 +19,7 @@ const (
 	evFail                  // Obj = request: error response delivered, client decides
 	evTick                  // Obj = interval that just ended
 	evStep                  // Obj = replica (Sim.reps): an engine iteration ended
+	evCluster               // Obj = cluster; Gen = what happened (cluster_schedule.go)
 )
 
 // Request states.
@@ -251,6 +252,9 @@ func (s *Sim) start() {
 			}
 		}
 	}
+	for _, c := range s.clus {
+		s.startCluster(c)
+	}
 	// Interval ticks are scheduled one at a time, so they add one pending
 	// event rather than one per interval to the heap.
 	s.scheduleTick(0)
@@ -281,6 +285,9 @@ func (s *Sim) Handle(e sim.Event) {
 		if rep.gen == e.Gen {
 			s.endStep(rep.cl, rep)
 		}
+		return
+	case evCluster:
+		s.clusterEvent(s.clus[e.Obj], e.Gen)
 		return
 	}
 	r := &s.reqs[e.Obj]

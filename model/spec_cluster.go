@@ -32,6 +32,35 @@ type ClusterSpec struct {
 	KV            KVSpec       `toml:"kv"`
 	PrefixCaching bool         `toml:"prefix_caching"`
 	Price         ClusterPrice `toml:"price"`
+
+	// Schedule changes the replica count and batch size by time of day
+	// (repeating daily): seed 002's conservative batch in business hours
+	// and aggressive batch at night, or fewer replicas overnight.
+	Schedule []ScheduleSpec `toml:"schedule"`
+	// Startup is how long a replica added by the schedule takes to
+	// accept requests (billed from the moment it is provisioned).
+	Startup workloads.Duration `toml:"startup"`
+	// Failures take replicas down for a while.
+	Failures []FailureSpec `toml:"failure"`
+}
+
+// ScheduleSpec applies from a clock time until the next entry, every day.
+type ScheduleSpec struct {
+	At         string `toml:"at"`           // clock time "HH:MM"
+	Replicas   int    `toml:"replicas"`     // 0 keeps the current count
+	MaxNumSeqs int    `toml:"max_num_seqs"` // 0 keeps the current value
+}
+
+// FailureSpec is a period in which one replica is down.
+type FailureSpec struct {
+	At       string             `toml:"at"`       // clock time of the start (or use after)
+	After    workloads.Duration `toml:"after"`    // start as time since t = 0
+	Duration workloads.Duration `toml:"duration"` // how long it stays down
+	Replica  int                `toml:"replica"`  // which replica (0-based)
+	// Requests is what happens to the requests it held: "retry" (default:
+	// the client gets a 503 and its retry policy decides) or "lose" (they
+	// fail).
+	Requests string `toml:"requests"`
 }
 
 // GPUOverride replaces catalogue GPU figures; zero keeps the catalogue's.
@@ -210,8 +239,46 @@ func (c *ClusterSpec) Validate() error {
 	if k.Blocks == 0 && (c.GPU == "" || c.Model == "") {
 		return fe("kv.blocks", "set kv.blocks, or gpu and model so the KV capacity can be computed from memory")
 	}
+	for i, e := range c.Schedule {
+		at := fmt.Sprintf("schedule[%d]", i)
+		if _, err := workloads.ParseClock(e.At); err != nil {
+			return fe(at+".at", "%v", err)
+		}
+		if e.Replicas < 0 || e.Replicas > 100_000 || e.MaxNumSeqs < 0 || e.MaxNumSeqs > 100_000 {
+			return fe(at, "replicas and max_num_seqs must be between 0 (unchanged) and 100000")
+		}
+	}
+	if c.Startup < 0 {
+		return fe("startup", "must be >= 0")
+	}
+	for i, f := range c.Failures {
+		at := fmt.Sprintf("failure[%d]", i)
+		if f.At != "" {
+			if _, err := workloads.ParseClock(f.At); err != nil {
+				return fe(at+".at", "%v", err)
+			}
+		}
+		if f.Duration <= 0 {
+			return fe(at+".duration", "must be > 0")
+		}
+		if f.Replica < 0 || f.Replica >= c.maxReplicas() {
+			return fe(at+".replica", "must be between 0 and %d (replicas are numbered from 0), got %d", c.maxReplicas()-1, f.Replica)
+		}
+		if !oneOf(f.Requests, "", "retry", "lose") {
+			return fe(at+".requests", "must be retry or lose, got %q", f.Requests)
+		}
+	}
 	if c.Price.PerGPUHour < 0 || math.IsNaN(c.Price.PerGPUHour) {
 		return fe("price.per_gpu_hour", "must be >= 0")
 	}
 	return nil
+}
+
+// maxReplicas is the most replicas the cluster ever has.
+func (c *ClusterSpec) maxReplicas() int {
+	n := c.Replicas
+	for _, e := range c.Schedule {
+		n = max(n, e.Replicas)
+	}
+	return n
 }

@@ -230,7 +230,7 @@ func validatePoints(key string, points []float64) error {
 		}
 	}
 	if !anyPositive {
-		return fieldErrorf(key, "all %d points are zero; nothing would arrive", len(points))
+		return fieldErrorf(key, "all %d points are zero, so nothing would arrive; at least one must be > 0", len(points))
 	}
 	return nil
 }

@@ -42,13 +42,13 @@ type csvTable struct {
 	what string // "splitwise" or "step CSV", for errors
 	r    *csv.Reader
 	col  map[string]int
+	head int // line of the header
 }
 
 func newCSVTable(r io.Reader, what string) (*csvTable, error) {
 	cr := csv.NewReader(r)
 	cr.Comment = '#'
 	cr.TrimLeadingSpace = true
-	cr.ReuseRecord = false
 	head, err := cr.Read()
 	if err == io.EOF {
 		return nil, fmt.Errorf("perf: %s: empty input, expected a header line", what)
@@ -57,6 +57,7 @@ func newCSVTable(r io.Reader, what string) (*csvTable, error) {
 		return nil, fmt.Errorf("perf: %s: %w", what, err)
 	}
 	t := &csvTable{what: what, r: cr, col: map[string]int{}}
+	t.head, _ = cr.FieldPos(0)
 	for i, h := range head {
 		h = strings.ToLower(strings.TrimSpace(strings.TrimPrefix(h, "\ufeff")))
 		if _, dup := t.col[h]; dup {
@@ -77,7 +78,7 @@ func (t *csvTable) require(names ...string) error {
 		}
 	}
 	if len(missing) > 0 {
-		return fmt.Errorf("perf: %s line 1: header lacks column(s) %s", t.what, strings.Join(missing, ", "))
+		return fmt.Errorf("perf: %s line %d: header lacks column(s) %s", t.what, t.head, strings.Join(missing, ", "))
 	}
 	return nil
 }
@@ -306,6 +307,8 @@ func splitwiseSuspects(rows []splitwiseRow) []string {
 //	prefill_seqs    optional: how many of the batch_size sequences are
 //	                prefilling; default batch_size when prefill_tokens > 0
 //	                (a prefill-only step), else 0
+//	prefill_context optional: the part of context_tokens belonging to the
+//	                prefilling sequences (Batch.PrefillContext); default 0
 //	label           optional: free text kept in Measurement.Label
 //
 // Lines starting with '#' are comments. Unknown columns are an error (a
@@ -321,9 +324,9 @@ func ReadStepCSV(r io.Reader) ([]Measurement, error) {
 	}
 	for name := range t.col {
 		switch name {
-		case "batch_size", "prefill_tokens", "context_tokens", "step_ms", "prefill_seqs", "label":
+		case "batch_size", "prefill_tokens", "context_tokens", "step_ms", "prefill_seqs", "prefill_context", "label":
 		default:
-			return nil, fmt.Errorf("perf: step CSV line 1: unknown column %q (known: batch_size, prefill_tokens, context_tokens, step_ms, prefill_seqs, label)", name)
+			return nil, fmt.Errorf("perf: step CSV line %d: unknown column %q (known: batch_size, prefill_tokens, context_tokens, step_ms, prefill_seqs, prefill_context, label)", t.head, name)
 		}
 	}
 	var out []Measurement
@@ -371,12 +374,21 @@ func ReadStepCSV(r io.Reader) ([]Measurement, error) {
 		case prefill < pseqs:
 			return nil, rw.errorf("prefill_seqs %d exceeds prefill_tokens %d (each prefilling sequence has at least one token)", pseqs, prefill)
 		}
+		var pctx float64
+		if rw.has("prefill_context") && rw.str("prefill_context") != "" {
+			if pctx, err = rw.num("prefill_context"); err != nil {
+				return nil, err
+			}
+			if pctx < 0 || pctx > ctx {
+				return nil, rw.errorf("prefill_context %g must be between 0 and context_tokens %g", pctx, ctx)
+			}
+		}
 		label := fmt.Sprintf("line %d", rw.line)
 		if rw.has("label") && rw.str("label") != "" {
 			label += " " + rw.str("label")
 		}
 		out = append(out, Measurement{
-			Batch:   Batch{Decode: batch - pseqs, PrefillSeqs: pseqs, Prefill: prefill, Context: ctx},
+			Batch:   Batch{Decode: batch - pseqs, PrefillSeqs: pseqs, Prefill: prefill, Context: ctx, PrefillContext: pctx},
 			Seconds: ms / 1e3,
 			Label:   label,
 		})
@@ -452,11 +464,11 @@ func logit(p float64) float64 {
 // identifiable (any value that keeps the points memory-bound fits equally),
 // and vice versa; the returned value is then merely one that fits.
 func FitRoofline(start Roofline, ms []Measurement) (Roofline, []PointError, error) {
-	if start.TP < 1 {
-		start.TP = 1
-	}
 	if err := start.Validate(); err != nil {
 		return Roofline{}, nil, err
+	}
+	if start.TP == 0 {
+		start.TP = 1
 	}
 	pts, err := usable(ms)
 	if err != nil {
@@ -680,7 +692,7 @@ func isotonic(y, w []float64) []float64 {
 	return out
 }
 
-// median of v (v is reordered).
+// median of v (NaN for none).
 func median(v []float64) float64 {
 	if len(v) == 0 {
 		return math.NaN()

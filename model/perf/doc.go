@@ -29,7 +29,8 @@
 //	                       Bytes / (BandwidthGBs·10⁹·BandwidthEff·TP))
 //
 // where pairs counts the (query, key) pairs attention evaluates (see
-// Roofline.FLOPs). Decode steps read every weight to produce a few tokens
+// Roofline.FLOPs; it is exact for chunked prefill and prefix-cache hits only
+// when the caller fills the optional Batch.PrefillContext). Decode steps read every weight to produce a few tokens
 // and are memory-bound; prefill of a long prompt reuses each weight for
 // thousands of tokens and is compute-bound; the knee lies near
 // TFLOPS/bandwidth tokens per step (≈300 on an H100 at datasheet peaks,

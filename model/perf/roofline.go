@@ -21,6 +21,12 @@ type Batch struct {
 	// of the context lengths of all sequences in the step (for a prefilling
 	// sequence, the tokens before the chunk plus the chunk itself).
 	Context float64
+	// PrefillContext is optional (an addition to the original API): the part
+	// of Context that belongs to the prefilling sequences, i.e. their cached
+	// prefix (earlier chunks, prefix-cache hits) plus this step's chunk. Zero
+	// means "fresh prompts", the same as Prefill. Only Roofline's attention
+	// FLOPs use it; see Roofline.FLOPs.
+	PrefillContext float64
 }
 
 // Seqs is the number of sequences in the step, Decode + PrefillSeqs.
@@ -69,19 +75,26 @@ type Roofline struct {
 
 // FLOPs is the arithmetic of one step:
 //
-//	2 × ActiveParams × (Decode + Prefill)            (every matmul, LM head included)
-//	+ 4 × Layers × Heads × HeadDim × pairs           (QKᵀ and PV, 2 FLOPs per multiply-add)
+//	2 × ActiveParams × (Decode + Prefill)      (every matmul, LM head included)
+//	+ 4 × Layers × Heads × HeadDim × pairs     (QKᵀ and PV, 2 FLOPs per multiply-add)
 //
-// where pairs counts (query, key) pairs attention evaluates. The Batch only
-// carries totals, so every sequence is taken to have the mean context
-// c̄ = Context / (Decode + PrefillSeqs) and every prefilling sequence the
-// mean chunk n̄ = Prefill / PrefillSeqs. A decode token attends to c̄ keys;
-// a prompt token, causally, to c̄ − n̄/2 keys on average (at least n̄/2):
+// where pairs counts the (query, key) pairs attention evaluates. With
+// pc = max(PrefillContext, Prefill) the context of the prefilling sequences
+// and n̄ = Prefill / PrefillSeqs their mean chunk, a decode token attends to
+// its whole context and a prompt token, causally, to its sequence's cached
+// prefix plus on average half its chunk:
 //
-//	pairs = Decode × c̄ + Prefill × max(c̄ − n̄/2, n̄/2)
+//	pairs = (Context − pc) + Prefill × (pc / PrefillSeqs − n̄/2)
 //
-// This is exact for pure decode steps and for steps of equal fresh prompts
-// (pairs = Prefill × n̄/2); mixed steps are an approximation.
+// This is exact for decode-only steps, for steps of equal fresh prompts
+// (pairs = Prefill × n̄/2) and, when PrefillContext is given, for any mix in
+// which the prefilling sequences have equal chunks and prefixes. When
+// PrefillContext is left at zero, prompts are taken to be fresh and any
+// cached prefix of a prefilling sequence is counted as read by one query
+// rather than by each of its chunk's queries, which under-counts attention
+// for chunked prefill and prefix-cache hits. (Working from Context alone
+// cannot be both exact for such a sequence and non-decreasing as decode
+// sequences join the step; this choice keeps StepTime monotone.)
 func (r *Roofline) FLOPs(b Batch) float64 {
 	if b.empty() {
 		return 0
@@ -93,18 +106,13 @@ func (r *Roofline) FLOPs(b Batch) float64 {
 
 // attentionPairs is the number of (query, key) pairs of b; see Roofline.FLOPs.
 func attentionPairs(b Batch) float64 {
-	seqs := b.Seqs()
-	if b.Prefill > 0 && b.PrefillSeqs <= 0 {
-		seqs++ // a prompt chunk belongs to at least one sequence
-	}
-	if seqs <= 0 || b.Context <= 0 {
-		return 0
-	}
-	cbar := b.Context / float64(seqs)
-	pairs := float64(max(b.Decode, 0)) * cbar
-	if b.Prefill > 0 {
-		nbar := float64(b.Prefill) / float64(max(b.PrefillSeqs, 1))
-		pairs += float64(b.Prefill) * math.Max(cbar-nbar/2, nbar/2)
+	prefill := float64(max(b.Prefill, 0))
+	pc := math.Max(b.PrefillContext, prefill)
+	pairs := math.Max(b.Context-pc, 0)
+	if prefill > 0 {
+		seqs := float64(max(b.PrefillSeqs, 1))
+		nbar := prefill / seqs
+		pairs += prefill * (pc/seqs - nbar/2)
 	}
 	return pairs
 }

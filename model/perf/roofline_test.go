@@ -103,10 +103,15 @@ func TestAttentionPairs(t *testing.T) {
 		b    Batch
 		want float64
 	}{
-		{Batch{Decode: 4, Context: 4000}, 4000},                                 // each decode token reads its context
-		{Batch{PrefillSeqs: 2, Prefill: 1000, Context: 1000}, 1000 * 250},       // two fresh 500-token prompts: 500·250 each
-		{Batch{PrefillSeqs: 1, Prefill: 100, Context: 1100}, 100 * (1100 - 50)}, // a chunk after 1000 cached tokens
-		{Batch{PrefillSeqs: 1, Prefill: 100, Context: 10}, 100 * 50},            // inconsistent context: at least causal
+		{Batch{Decode: 4, Context: 4000}, 4000},                           // each decode token reads its context
+		{Batch{PrefillSeqs: 2, Prefill: 1000, Context: 1000}, 1000 * 250}, // two fresh 500-token prompts: 500·250 each
+		// A 100-token chunk after 1000 cached tokens, told: 100 × (1000 + 50).
+		{Batch{PrefillSeqs: 1, Prefill: 100, Context: 1100, PrefillContext: 1100}, 100 * 1050},
+		// The same, not told: the cached 1000 are counted once.
+		{Batch{PrefillSeqs: 1, Prefill: 100, Context: 1100}, 1000 + 100*50},
+		// Mixed: 10 decodes of 2000 context and two 512-token chunks after 4000 cached each.
+		{Batch{Decode: 10, PrefillSeqs: 2, Prefill: 1024, Context: 20000 + 2*4512, PrefillContext: 2 * 4512}, 20000 + 1024*(4000+256)},
+		{Batch{PrefillSeqs: 1, Prefill: 100, Context: 10}, 100 * 50}, // inconsistent context: still causal
 		{Batch{Decode: 3}, 0},
 	} {
 		if got := attentionPairs(c.b); math.Abs(got-c.want) > 1e-9*c.want {
@@ -141,8 +146,13 @@ func TestRooflineMonotoneProperty(t *testing.T) {
 		if ps > 0 {
 			chunk = rapid.IntRange(1, 8192).Draw(t, "chunk")
 		}
+		told := rapid.Bool().Draw(t, "told")
 		mk := func(d, ps, chunk int) Batch {
-			return Batch{Decode: d, PrefillSeqs: ps, Prefill: ps * chunk, Context: float64(d)*ctx + float64(ps)*(ctx+float64(chunk))}
+			b := Batch{Decode: d, PrefillSeqs: ps, Prefill: ps * chunk, Context: float64(d)*ctx + float64(ps)*(ctx+float64(chunk))}
+			if told {
+				b.PrefillContext = float64(ps) * (ctx + float64(chunk))
+			}
+			return b
 		}
 		base := mk(d, ps, chunk)
 		t0 := r.StepTime(base)
@@ -159,7 +169,7 @@ func TestRooflineMonotoneProperty(t *testing.T) {
 		if t1 := r.StepTime(more); t1 < t0*(1-1e-12) {
 			t.Fatalf("context %g→%g: %g → %g s", base.Context, more.Context, t0, t1)
 		}
-		if !(t0 >= r.Overhead) || math.IsInf(t0, 0) {
+		if !base.empty() && (!(t0 >= r.Overhead) || math.IsInf(t0, 0)) {
 			t.Fatalf("step %g s below overhead %g or infinite", t0, r.Overhead)
 		}
 	})

@@ -16,7 +16,7 @@ func TestTableInterpolation(t *testing.T) {
 	for _, c := range []struct{ x, want float64 }{
 		{1, 0.107}, {8, 0.156}, {64, 0.548}, // at the points
 		{4.5, (0.107 + 0.156) / 2}, {36, (0.156 + 0.548) / 2}, // midpoints
-		{0.5, 0.107},                      // below the first point: held
+		{0.5, 0.107},                       // below the first point: held
 		{120, 0.548 + (0.548-0.156)/56*56}, // beyond the last: last slope
 	} {
 		if got := tb.Interp(c.x); math.Abs(got-c.want) > 1e-15 {
