@@ -128,7 +128,15 @@ func (s *Sim) startStep(c *cluster, rep *replica) {
 			tokens = max(tokens, int(sq.target)+int(r.output))
 		}
 		need := blocksFor(tokens, c.bs) - shared - int(sq.blocks)
+		var e *prefixEntry
+		if shared > 0 {
+			e = rep.prefixes[key]
+			e.refs++ // pinned, so making room cannot evict it
+		}
 		if need > rep.free && !s.evictPrefixes(rep, need) {
+			if e != nil {
+				e.refs--
+			}
 			break
 		}
 		rep.popWaiting()
@@ -138,9 +146,7 @@ func (s *Sim) startStep(c *cluster, rep *replica) {
 			rep.free -= need
 			sq.blocks += int32(need)
 		}
-		if shared > 0 {
-			e := rep.prefixes[key]
-			e.refs++
+		if e != nil {
 			e.lastUse = now
 			sq.prefix = int32(key)
 		}
