@@ -80,6 +80,7 @@ func (s *Sim) startStep(c *cluster, rep *replica) {
 			b.Prefill += ch
 			b.PrefillSeqs++
 			b.Context += float64(int(sq.computed) + ch)
+			b.PrefillContext += float64(int(sq.computed) + ch)
 			continue
 		}
 		if budget == 0 {
@@ -162,7 +163,8 @@ func (s *Sim) startStep(c *cluster, rep *replica) {
 		budget -= ch
 		b.Prefill += ch
 		b.PrefillSeqs++
-		b.Context += float64(tokens)
+		b.Context += float64(computed + ch)
+		b.PrefillContext += float64(computed + ch)
 	}
 	if b.Decode == 0 && b.Prefill == 0 {
 		s.idle(c, rep)

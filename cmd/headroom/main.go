@@ -31,6 +31,8 @@ const topUsage = `headroom — will your LLM system hold at the 9 a.m. peak, and
 
 Usage:
   headroom run [FILE|EXAMPLE] [flags]   simulate a scenario (default: the embedded "morning-peak")
+  headroom sweep [FILE|EXAMPLE] [flags]  step-load: throughput and latency per concurrency or rate level, knee marked
+  headroom calibrate FILE [flags]       fit a GPU step-time model to measurements; prints TOML to paste
   headroom validate FILE...             check scenario files without running them
   headroom examples [NAME]              list the embedded example scenarios, or print one
   headroom version                      print the version
@@ -70,6 +72,10 @@ func run(args []string, stdout, stderr io.Writer) int {
 		err = cmdRun(args[1:], stdout, stderr)
 	case "validate":
 		err = cmdValidate(args[1:], stdout, stderr)
+	case "sweep":
+		err = cmdSweep(args[1:], stdout, stderr)
+	case "calibrate":
+		err = cmdCalibrate(args[1:], stdout, stderr)
 	case "examples":
 		err = cmdExamples(args[1:], stdout, stderr)
 	case "version", "--version":
