@@ -22,6 +22,9 @@ type Engine struct {
 	now    float64
 	queue  Queue
 	events uint64
+	// topHandled is true while the event at the top of the queue is being
+	// handled and has not been replaced yet.
+	topHandled bool
 }
 
 // Now is the current simulated time in seconds.
@@ -31,7 +34,12 @@ func (e *Engine) Now() float64 { return e.now }
 func (e *Engine) Events() uint64 { return e.events }
 
 // Pending is the number of events still scheduled.
-func (e *Engine) Pending() int { return e.queue.Len() }
+func (e *Engine) Pending() int {
+	if e.topHandled {
+		return e.queue.Len() - 1
+	}
+	return e.queue.Len()
+}
 
 // Schedule adds an event at absolute time t. A time in the past is treated
 // as now, so causality is never violated.
@@ -39,7 +47,13 @@ func (e *Engine) Schedule(t float64, kind uint16, obj int32, gen uint32) {
 	if t < e.now || math.IsNaN(t) {
 		t = e.now
 	}
-	e.queue.Push(Event{Time: t, Kind: kind, Obj: obj, Gen: gen})
+	ev := Event{Time: t, Kind: kind, Obj: obj, Gen: gen}
+	if e.topHandled {
+		e.topHandled = false
+		e.queue.ReplaceTop(ev)
+		return
+	}
+	e.queue.Push(ev)
 }
 
 // After schedules an event d seconds from now.
@@ -60,7 +74,7 @@ func (e *Engine) Run(ctx context.Context, until float64, h Handler) error {
 	limit := timeKey(until)
 	var n uint64
 	for {
-		next, ok := e.queue.popUntil(limit)
+		next, ok := e.queue.peekUntil(limit)
 		if !ok {
 			if until > e.now && !math.IsInf(until, 1) {
 				e.now = until
@@ -69,7 +83,15 @@ func (e *Engine) Run(ctx context.Context, until float64, h Handler) error {
 		}
 		e.now = next.Time
 		e.events++
+		// The event stays at the top while it is handled: the handler's
+		// first Schedule replaces it (one sift instead of two), and if the
+		// handler schedules nothing it is popped afterwards.
+		e.topHandled = true
 		h.Handle(next)
+		if e.topHandled {
+			e.topHandled = false
+			e.queue.Pop()
+		}
 		n++
 		if n%checkEvery == 0 && ctx.Err() != nil {
 			return ErrInterrupted

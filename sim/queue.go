@@ -138,6 +138,27 @@ func (q *Queue) Pop() (e Event, ok bool) {
 }
 
 // popUntil pops the earliest event if its time key is at most limit.
+// ReplaceTop removes the earliest event and schedules e, with one sift
+// instead of the two a Pop and a Push would take. The queue must not be
+// empty. The order events come out in is exactly that of Pop then Push.
+func (q *Queue) ReplaceTop(e Event) {
+	if q.next == seqLimit {
+		q.renumber()
+	}
+	s := slot{key: timeKey(e.Time), ord: q.next<<kindBits | uint64(e.Kind), obj: e.Obj, gen: e.Gen}
+	q.next++
+	q.down(s)
+}
+
+// peekUntil returns the earliest event if its time key is at most limit,
+// leaving it in the queue.
+func (q *Queue) peekUntil(limit uint64) (e Event, ok bool) {
+	if len(q.items) == 0 || q.items[0].key > limit {
+		return Event{}, false
+	}
+	return q.items[0].event(), true
+}
+
 func (q *Queue) popUntil(limit uint64) (e Event, ok bool) {
 	if len(q.items) == 0 || q.items[0].key > limit {
 		return Event{}, false

@@ -33,6 +33,7 @@ Usage:
   headroom run [FILE|EXAMPLE] [flags]   simulate a scenario (default: the embedded "morning-peak")
   headroom sweep [FILE|EXAMPLE] [flags]  step-load: throughput and latency per concurrency or rate level, knee marked
   headroom calibrate FILE [flags]       fit a GPU step-time model to measurements; prints TOML to paste
+  headroom catalogue                    list the built-in GPUs and models a cluster can name
   headroom validate FILE...             check scenario files without running them
   headroom examples [NAME]              list the embedded example scenarios, or print one
   headroom version                      print the version
@@ -78,6 +79,8 @@ func run(args []string, stdout, stderr io.Writer) int {
 		err = cmdCalibrate(args[1:], stdout, stderr)
 	case "examples":
 		err = cmdExamples(args[1:], stdout, stderr)
+	case "catalogue", "catalog":
+		err = cmdCatalogue(args[1:], stdout, stderr)
 	case "version", "--version":
 		if len(args) > 1 && (args[1] == "-h" || args[1] == "--help") {
 			fmt.Fprint(stdout, versionUsage)

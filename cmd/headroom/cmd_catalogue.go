@@ -1,0 +1,88 @@
+package main
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"strconv"
+	"strings"
+	"text/tabwriter"
+
+	"github.com/spf13/pflag"
+
+	"github.com/headroom-sim/headroom/model/perf"
+)
+
+const catalogueUsage = `Usage: headroom catalogue
+
+Lists the built-in GPUs and models that a [[cluster]] block names with gpu
+and model: datasheet figures (dense BF16, no sparsity; decimal GB) and
+transformer shapes. The roofline step model and the KV-cache capacity are
+computed from them. A scenario's gpu_spec and model_spec override any
+figure, e.g. gpu_spec = { tflops = 800, memory_gb = 94 }.
+
+Examples:
+  headroom catalogue
+  headroom calibrate steps.csv --gpu H100-SXM --served-model llama-3.1-8b
+
+`
+
+func cmdCatalogue(args []string, stdout, stderr io.Writer) error {
+	fs := pflag.NewFlagSet("catalogue", pflag.ContinueOnError)
+	fs.SetOutput(stderr)
+	fs.Usage = func() { fmt.Fprint(stdout, catalogueUsage) }
+	if err := fs.Parse(args); err != nil {
+		if errors.Is(err, pflag.ErrHelp) {
+			return errHelp
+		}
+		return usageError{err}
+	}
+	if fs.NArg() > 0 {
+		return badInput("catalogue takes no arguments, got %q", fs.Args())
+	}
+	var b strings.Builder
+	b.WriteString("GPUs (gpu = NAME; override with gpu_spec = { tflops, bandwidth_gbs, memory_gb }):\n")
+	tw := tabwriter.NewWriter(&b, 0, 0, 2, ' ', tabwriter.AlignRight)
+	gpus := perf.GPUs()
+	w := len("NAME")
+	for _, g := range gpus {
+		w = max(w, len(g.Name))
+	}
+	fmt.Fprintf(tw, "  %-*s\tBF16 TFLOP/s\tBANDWIDTH GB/s\tMEMORY GB\t\n", w, "NAME")
+	for _, g := range gpus {
+		fmt.Fprintf(tw, "  %-*s\t%g\t%g\t%g\t\n", w, g.Name, g.TFLOPS, g.BandwidthGBs, g.MemoryGB)
+	}
+	if err := tw.Flush(); err != nil {
+		return err
+	}
+	b.WriteString("\nModels (model = NAME; override with model_spec = { params, layers, hidden, heads, kv_heads, head_dim, dtype_bytes }):\n")
+	tw = tabwriter.NewWriter(&b, 0, 0, 2, ' ', tabwriter.AlignRight)
+	models := perf.Models()
+	w = len("NAME")
+	for _, m := range models {
+		w = max(w, len(m.Name))
+	}
+	fmt.Fprintf(tw, "  %-*s\tPARAMS\tACTIVE\tLAYERS\tHEADS\tKV HEADS\tHEAD DIM\tKV BYTES/TOKEN\t\n", w, "NAME")
+	for _, m := range models {
+		fmt.Fprintf(tw, "  %-*s\t%s\t%s\t%d\t%d\t%d\t%d\t%s\t\n", w, m.Name, billions(m.Params), billions(m.ActiveParams),
+			m.Layers, m.Heads, m.KVHeads, m.HeadDim, kvBytes(m.KVBytesPerToken()))
+	}
+	if err := tw.Flush(); err != nil {
+		return err
+	}
+	b.WriteString("\nNames match ignoring case (h100 and h100-80gb also mean H100-SXM); weights and\n" +
+		"KV cache are bf16. A scenario's gpu_spec and model_spec override any figure here.\n")
+	_, err := io.WriteString(stdout, b.String())
+	return err
+}
+
+// billions prints a parameter count as "8.03B".
+func billions(n float64) string { return strconv.FormatFloat(n/1e9, 'f', -1, 64) + "B" }
+
+// kvBytes prints bytes with their KiB value when whole: "131072 (128 KiB)".
+func kvBytes(n float64) string {
+	if k := n / 1024; k == float64(int64(k)) {
+		return fmt.Sprintf("%g (%g KiB)", n, k)
+	}
+	return fmt.Sprintf("%g", n)
+}
