@@ -46,7 +46,12 @@ factor), a linear range "10..100+10" (start..end + step), or a mix of them
 a step-load test wants a steady state, so shorten it with --duration
 (e.g. 10m). Levels run in parallel.
 
-Knee: ` + report.KneeRule + `.
+The knee is the last level before the first level whose throughput
+(output tokens/s) gains less than 10% over the previous level while its
+TTFT p50 rises by more than 25% (or its refused attempts, 429/5xx, rise by
+more than 25%); in a rate sweep a level serving more than 10% less than
+its offered requests/s also counts as flattened. If throughput never
+flattens that way, there is no knee: extend the range.
 
 Examples:
   headroom sweep llama-h100 --concurrency 1..256x2 --duration 10m

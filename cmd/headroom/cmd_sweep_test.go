@@ -153,7 +153,7 @@ func TestSweepHelp(t *testing.T) {
 		t.Fatalf("exit %d, stderr %q", code, stderr)
 	}
 	for _, want := range []string{"Usage: headroom sweep", "--concurrency", "--rate", "1..512x2", "10..100+10", "--duration", "10m",
-		"Knee:", "less than 10%", "more than 25%", "Examples:", "headroom sweep llama-h100", "--workers"} {
+		"The knee is the last level before", "less than 10%", "more than 25%", "Examples:", "headroom sweep llama-h100", "--workers"} {
 		if !strings.Contains(stdout, want) {
 			t.Errorf("help lacks %q:\n%s", want, stdout)
 		}
