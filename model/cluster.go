@@ -39,6 +39,13 @@ type seqState struct {
 	started   bool  // has been admitted to a batch before
 	prefix    int32 // prefix-cache entry referenced, or -1
 	cached    int32 // prompt tokens served from the prefix cache at first admission
+	order     int64 // admission order on its replica (running is sorted by it)
+	// the decoding aggregate (cluster_fast.go)
+	lazy    bool
+	g0      int32
+	it0     int64
+	phase   int32
+	lazyGen uint32
 }
 
 // buildStepModel turns the step spec into a perf.StepModel, and the KV
@@ -168,6 +175,17 @@ type replica struct {
 	// what the cluster gauges last counted for this replica
 	lastBatch int
 	lastUsed  int
+
+	iter       int64 // iterations completed
+	admitted   int64 // admissions so far (seqState.order)
+	fast       bool  // the running iteration was planned from the aggregate
+	prefilling []int32
+	dec        int     // decoding sequences in the aggregate
+	cdec       float64 // their total context at the next iteration
+	cnt        []int32 // decoding sequences by block-crossing phase (paged)
+	fin        finHeap
+	finBuf     []int32
+	joinBuf    []int32
 }
 
 func (r *replica) load() int { return r.waiting.len() + r.waitingB.len() + len(r.running) }

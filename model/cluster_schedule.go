@@ -183,6 +183,8 @@ func (s *Sim) failReplica(c *cluster, rep *replica, lose bool) {
 	now := s.eng.Now()
 	rep.failed = true
 	rep.gen++ // its running iteration never ends
+	s.materialize(c, rep)
+	rep.fast = false
 	if rep.busy {
 		rep.busy = false
 		c.cs.busyG.Add(now, -1)

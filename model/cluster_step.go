@@ -59,9 +59,26 @@ func (s *Sim) startStep(c *cluster, rep *replica) {
 		s.startStaticStep(c, rep)
 		return
 	}
-	now := s.eng.Now()
 	budget := c.spec.MaxNumBatchedTokens
 	var b perf.Batch
+	if !s.refStepping && s.fastStart(c, rep, &budget, &b) {
+		rep.fast = true
+	} else {
+		s.materialize(c, rep)
+		rep.fast = false
+		s.refRunning(c, rep, &budget, &b)
+	}
+	s.admitWaiting(c, rep, &budget, &b)
+	s.launch(c, rep, &b)
+}
+
+// refRunning plans the running sequences one by one (the reference
+// stepping): each decoding sequence takes a token of budget and, when its
+// context crosses a block, a KV block; each prefilling one its next chunk.
+// Out of blocks, it preempts from the most recently admitted.
+func (s *Sim) refRunning(c *cluster, rep *replica, budgetp *int, b *perf.Batch) {
+	budget := *budgetp
+	defer func() { *budgetp = budget }()
 	for i := 0; i < len(rep.running); i++ {
 		id := rep.running[i]
 		sq := &s.seqs[id]
@@ -86,7 +103,7 @@ func (s *Sim) startStep(c *cluster, rep *replica) {
 		if budget == 0 {
 			continue
 		}
-		ctx := int(sq.target + sq.generated)
+		ctx := int(s.reqs[id].input + sq.generated) // prompt plus tokens so far
 		if !s.ensureBlocks(c, rep, id, i, ctx) {
 			i--
 			continue
@@ -96,6 +113,14 @@ func (s *Sim) startStep(c *cluster, rep *replica) {
 		b.Decode++
 		b.Context += float64(ctx)
 	}
+}
+
+// admitWaiting admits waiting requests, in order, while the batch has room,
+// the iteration has budget and KV blocks can be found.
+func (s *Sim) admitWaiting(c *cluster, rep *replica, budgetp *int, b *perf.Batch) {
+	now := s.eng.Now()
+	budget := *budgetp
+	defer func() { *budgetp = budget }()
 	for len(rep.running) < c.maxSeqs && budget > 0 {
 		id, ok := rep.nextWaiting()
 		if !ok {
@@ -159,6 +184,11 @@ func (s *Sim) startStep(c *cluster, rep *replica) {
 		}
 		r.state = stService
 		rep.running = append(rep.running, id)
+		rep.admitted++
+		sq.order = rep.admitted
+		if rep.fast {
+			rep.prefilling = append(rep.prefilling, id)
+		}
 		sq.chunk = int32(ch)
 		budget -= ch
 		b.Prefill += ch
@@ -166,11 +196,17 @@ func (s *Sim) startStep(c *cluster, rep *replica) {
 		b.Context += float64(computed + ch)
 		b.PrefillContext += float64(computed + ch)
 	}
+}
+
+// launch starts the planned iteration, or idles the replica if there is
+// nothing to run.
+func (s *Sim) launch(c *cluster, rep *replica, b *perf.Batch) {
+	now := s.eng.Now()
 	if b.Decode == 0 && b.Prefill == 0 {
 		s.idle(c, rep)
 		return
 	}
-	dt := c.step.StepTime(b)
+	dt := c.step.StepTime(*b)
 	if !rep.busy {
 		rep.busy = true
 		c.cs.busyG.Add(now, 1)
@@ -270,6 +306,16 @@ func (s *Sim) endStep(c *cluster, rep *replica) {
 		s.endStaticStep(c, rep)
 		return
 	}
+	if rep.fast {
+		s.fastEnd(c, rep)
+	} else {
+		s.refEnd(c, rep)
+	}
+	s.startStep(c, rep)
+}
+
+// refEnd applies a reference iteration sequence by sequence.
+func (s *Sim) refEnd(c *cluster, rep *replica) {
 	now := s.eng.Now()
 	for i := 0; i < len(rep.running); {
 		id := rep.running[i]
@@ -298,7 +344,10 @@ func (s *Sim) endStep(c *cluster, rep *replica) {
 		}
 		i++
 	}
-	s.startStep(c, rep)
+	rep.iter++
+	if !s.refStepping {
+		s.lazify(c, rep)
+	}
 }
 
 // idle marks a replica with nothing to run.

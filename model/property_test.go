@@ -195,7 +195,7 @@ func (c checker) Handle(e sim.Event) {
 			}
 			used := 0
 			for _, id := range rep.running {
-				used += int(c.s.seqs[id].blocks)
+				used += c.s.privateBlocks(cl, rep, id)
 			}
 			for _, e := range rep.prefixes {
 				used += int(e.blocks)

@@ -102,11 +102,14 @@ type Sim struct {
 	reqs  []request
 	lims  []reqLimits
 	seqs  []seqState
-	free  []int32
-	nInt  int
-	live  int64
-	ser   *seriesStats
-	ran   bool
+	// refStepping makes clusters step every sequence one by one (the
+	// reference the fast stepping is tested against).
+	refStepping bool
+	free        []int32
+	nInt        int
+	live        int64
+	ser         *seriesStats
+	ran         bool
 }
 
 // Build wires a validated configuration into a simulation. It applies

@@ -1,0 +1,299 @@
+package model
+
+import (
+	"sort"
+
+	"github.com/headroom-sim/headroom/model/perf"
+)
+
+// Fast stepping. The reference stepping (refRunning, refEnd) visits every
+// running sequence twice per iteration, O(batch). The fast stepping keeps
+// decoding sequences in an aggregate whose per-iteration work is O(1):
+//
+//   - a sequence's generated count is g0 + (iter - it0), read on demand;
+//   - the batch's decode count and total context are kept as sums, the
+//     context growing by the decode count each iteration;
+//   - with paged KV, a decoding sequence needs a new block at iteration k
+//     exactly when its context crosses a block boundary, which repeats
+//     every block_size iterations: sequences are counted by the phase of
+//     that cycle, so the blocks an iteration needs are one array lookup;
+//   - the iteration at which each sequence produces its last token is known
+//     when it starts decoding: a min-heap yields the finishers.
+//
+// Prefilling sequences (a few at a time) are handled one by one. An
+// iteration is planned the fast way only when nothing competes: the token
+// budget covers every running sequence's full need and the free KV blocks
+// cover every allocation. Then the reference would give each sequence the
+// same, in any order, so the two are identical; otherwise the aggregate is
+// turned back into explicit state and the reference plans the iteration.
+// Tests run both and compare the outputs byte for byte.
+
+// finEntry is a decoding sequence's last iteration.
+type finEntry struct {
+	k     int64 // iteration that produces its last token
+	order int64 // admission order, for a deterministic tie-break
+	id    int32
+	stamp uint32 // the sequence's lazyGen when pushed; stale if it changed
+}
+
+// finHeap is a min-heap on (k, order), written out to avoid boxing.
+type finHeap []finEntry
+
+func (h finHeap) less(i, j int) bool {
+	if h[i].k != h[j].k {
+		return h[i].k < h[j].k
+	}
+	return h[i].order < h[j].order
+}
+
+func (h *finHeap) push(e finEntry) {
+	*h = append(*h, e)
+	a := *h
+	i := len(a) - 1
+	for i > 0 {
+		p := (i - 1) / 2
+		if !a.less(i, p) {
+			break
+		}
+		a[i], a[p] = a[p], a[i]
+		i = p
+	}
+}
+
+func (h *finHeap) pop() finEntry {
+	a := *h
+	top := a[0]
+	n := len(a) - 1
+	a[0] = a[n]
+	a = a[:n]
+	i := 0
+	for {
+		l := 2*i + 1
+		if l >= n {
+			break
+		}
+		m := l
+		if r := l + 1; r < n && a.less(r, l) {
+			m = r
+		}
+		if !a.less(m, i) {
+			break
+		}
+		a[i], a[m] = a[m], a[i]
+		i = m
+	}
+	*h = a
+	return top
+}
+
+func mod(a, m int64) int64 {
+	r := a % m
+	if r < 0 {
+		r += m
+	}
+	return r
+}
+
+func (c *cluster) paged() bool { return c.spec.KV.Allocation != "contiguous" }
+
+// sharedBlocks is the number of prefix-cache blocks a sequence uses.
+func (rep *replica) sharedBlocks(sq *seqState) int {
+	if sq.prefix >= 0 {
+		if e := rep.prefixes[int64(sq.prefix)]; e != nil {
+			return int(e.blocks)
+		}
+	}
+	return 0
+}
+
+// joinDecode moves a sequence that has its whole prompt computed (and
+// generated < output) into the decoding aggregate, between iterations.
+func (s *Sim) joinDecode(c *cluster, rep *replica, id int32) {
+	sq := &s.seqs[id]
+	r := &s.reqs[id]
+	sq.lazy = true
+	sq.g0 = sq.generated
+	sq.it0 = rep.iter
+	ctx := int64(r.input + sq.generated) // context at its next iteration
+	rep.dec++
+	rep.cdec += float64(ctx)
+	if c.paged() {
+		if len(rep.cnt) == 0 {
+			rep.cnt = make([]int32, c.bs)
+		}
+		sq.phase = int32(mod(ctx-1-rep.iter, int64(c.bs)))
+		rep.cnt[sq.phase]++
+	}
+	sq.lazyGen++
+	rep.fin.push(finEntry{k: rep.iter + int64(r.output-sq.generated) - 1, order: sq.order, id: id, stamp: sq.lazyGen})
+}
+
+// leaveDecode takes a sequence out of the aggregate, writing back its
+// generated count and (paged) its private blocks, between iterations.
+func (s *Sim) leaveDecode(c *cluster, rep *replica, id int32) {
+	sq := &s.seqs[id]
+	r := &s.reqs[id]
+	sq.generated = sq.g0 + int32(rep.iter-sq.it0)
+	sq.lazy = false
+	sq.lazyGen++
+	rep.dec--
+	rep.cdec -= float64(r.input + sq.generated)
+	if c.paged() {
+		rep.cnt[sq.phase]--
+		sq.blocks = int32(blocksFor(int(r.input+sq.generated)-1, c.bs) - rep.sharedBlocks(sq))
+	}
+}
+
+// materialize turns the aggregate back into explicit per-sequence state.
+func (s *Sim) materialize(c *cluster, rep *replica) {
+	if rep.dec > 0 {
+		for _, id := range rep.running {
+			if s.seqs[id].lazy {
+				s.leaveDecode(c, rep, id)
+			}
+		}
+	}
+	rep.fin = rep.fin[:0]
+	rep.prefilling = rep.prefilling[:0]
+}
+
+// lazify rebuilds the aggregate from explicit state after a reference
+// iteration.
+func (s *Sim) lazify(c *cluster, rep *replica) {
+	rep.prefilling = rep.prefilling[:0]
+	for _, id := range rep.running {
+		sq := &s.seqs[id]
+		if sq.computed < sq.target {
+			rep.prefilling = append(rep.prefilling, id)
+		} else {
+			s.joinDecode(c, rep, id)
+		}
+	}
+}
+
+// fastStart plans the running sequences' part of an iteration from the
+// aggregate, if nothing competes for budget or blocks.
+func (s *Sim) fastStart(c *cluster, rep *replica, budget *int, b *perf.Batch) bool {
+	if rep.dec+len(rep.prefilling) != len(rep.running) {
+		return false // the aggregate is not built (first iteration after a reference one)
+	}
+	need := rep.dec
+	blocks := 0
+	if c.paged() && rep.dec > 0 {
+		blocks = int(rep.cnt[mod(-rep.iter, int64(c.bs))])
+	}
+	for _, id := range rep.prefilling {
+		sq := &s.seqs[id]
+		need += int(sq.target - sq.computed)
+		if n := blocksFor(int(sq.target), c.bs) - rep.sharedBlocks(sq) - int(sq.blocks); n > 0 {
+			blocks += n
+		}
+	}
+	if need > *budget || blocks > rep.free {
+		return false
+	}
+	if c.paged() && rep.dec > 0 {
+		rep.free -= int(rep.cnt[mod(-rep.iter, int64(c.bs))])
+	}
+	b.Decode = rep.dec
+	b.Context += rep.cdec
+	*budget -= rep.dec
+	for _, id := range rep.prefilling {
+		sq := &s.seqs[id]
+		ch := int(sq.target - sq.computed)
+		if n := blocksFor(int(sq.target), c.bs) - rep.sharedBlocks(sq) - int(sq.blocks); n > 0 {
+			rep.free -= n
+			sq.blocks += int32(n)
+		}
+		sq.chunk = int32(ch)
+		*budget -= ch
+		b.Prefill += ch
+		b.PrefillSeqs++
+		b.Context += float64(sq.target)
+		b.PrefillContext += float64(sq.target)
+	}
+	return true
+}
+
+// fastEnd applies an iteration planned by fastStart.
+func (s *Sim) fastEnd(c *cluster, rep *replica) {
+	now := s.eng.Now()
+	k := rep.iter
+	fin := rep.finBuf[:0]
+	join := rep.joinBuf[:0]
+	keep := rep.prefilling[:0]
+	for _, id := range rep.prefilling {
+		sq := &s.seqs[id]
+		r := &s.reqs[id]
+		if sq.chunk == 0 {
+			keep = append(keep, id)
+			continue
+		}
+		sq.computed += sq.chunk
+		sq.chunk = 0
+		if sq.computed < sq.target {
+			keep = append(keep, id)
+			continue
+		}
+		if sq.generated == 0 {
+			r.ttftSvc = now - r.admitted
+		}
+		sq.generated++
+		s.registerPrefix(c, rep, id)
+		if sq.generated >= r.output {
+			fin = append(fin, id)
+		} else {
+			join = append(join, id)
+		}
+	}
+	rep.prefilling = keep
+	rep.cdec += float64(rep.dec) // every decoding sequence's context grew by one
+	rep.iter++
+	for len(rep.fin) > 0 && rep.fin[0].k <= k {
+		e := rep.fin.pop()
+		if sq := &s.seqs[e.id]; sq.lazy && sq.lazyGen == e.stamp {
+			fin = append(fin, e.id)
+		}
+	}
+	if len(fin) > 1 {
+		sort.Slice(fin, func(i, j int) bool { return s.seqs[fin[i]].order < s.seqs[fin[j]].order })
+	}
+	for _, id := range fin {
+		sq := &s.seqs[id]
+		if sq.lazy {
+			s.leaveDecode(c, rep, id)
+		}
+		s.removeRunning(rep, id)
+		s.releaseKV(rep, sq)
+		s.completeCluster(c, id)
+	}
+	for _, id := range join {
+		s.joinDecode(c, rep, id)
+	}
+	rep.finBuf, rep.joinBuf = fin[:0], join[:0]
+}
+
+// removeRunning deletes a sequence from the running list, which is in
+// admission order.
+func (s *Sim) removeRunning(rep *replica, id int32) {
+	o := s.seqs[id].order
+	i := sort.Search(len(rep.running), func(i int) bool { return s.seqs[rep.running[i]].order >= o })
+	if i < len(rep.running) && rep.running[i] == id {
+		rep.running = append(rep.running[:i], rep.running[i+1:]...)
+	}
+}
+
+// privateBlocks is a running sequence's own KV blocks, aggregate or not.
+// While a fast iteration runs, its blocks for this iteration's token are
+// already allocated.
+func (s *Sim) privateBlocks(c *cluster, rep *replica, id int32) int {
+	sq := &s.seqs[id]
+	if sq.lazy && c.paged() {
+		tokens := int(s.reqs[id].input + sq.g0 + int32(rep.iter-sq.it0))
+		if !(rep.busy && rep.fast) {
+			tokens--
+		}
+		return blocksFor(tokens, c.bs) - rep.sharedBlocks(sq)
+	}
+	return int(sq.blocks)
+}

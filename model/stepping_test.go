@@ -1,0 +1,127 @@
+package model
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"testing"
+
+	"github.com/headroom-sim/headroom/workloads"
+	"pgregory.net/rapid"
+)
+
+// runStepping runs cfg with the fast or the reference cluster stepping.
+func runStepping(t interface{ Fatal(...any) }, cfg Config, reference bool) []byte {
+	s, err := Build(cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	s.refStepping = reference
+	r, err := s.Run(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, err := json.Marshal(r)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return b
+}
+
+// TestFastSteppingEqualsReference: on random scenarios with clusters, the
+// aggregate stepping gives byte-identical results to stepping every
+// sequence one by one: the same first-token and completion times for
+// every request (the latency sketches, series and counts would differ
+// otherwise), the same preemptions and KV use.
+func TestFastSteppingEqualsReference(t *testing.T) {
+	rapid.Check(t, func(t *rapid.T) {
+		cfg := genConfig(t)
+		if len(cfg.Clusters) == 0 {
+			t.Skip("no cluster")
+		}
+		fast, ref := runStepping(t, cfg, false), runStepping(t, cfg, true)
+		if !bytes.Equal(fast, ref) {
+			t.Fatalf("fast and reference stepping differ:\nfast %s\nref  %s", firstDiff(fast, ref), firstDiff(ref, fast))
+		}
+	})
+}
+
+// genClusterConfig draws a loaded cluster scenario: every workload routed
+// to one cluster, with random engine, KV, prefix caching, schedules and
+// failures.
+func genClusterConfig(t *rapid.T) Config {
+	chunked := rapid.Bool().Draw(t, "chunked")
+	cl := ClusterSpec{Name: "gpu", Replicas: rapid.IntRange(1, 3).Draw(t, "replicas"),
+		MaxNumSeqs:          rapid.IntRange(1, 128).Draw(t, "maxseqs"),
+		MaxNumBatchedTokens: rapid.IntRange(64, 8192).Draw(t, "maxtokens"),
+		ChunkedPrefill:      &chunked,
+		Order:               rapid.SampledFrom([]string{"fcfs", "priority"}).Draw(t, "order"),
+		PrefixCaching:       rapid.Bool().Draw(t, "prefixcache"),
+		KV: KVSpec{Allocation: rapid.SampledFrom([]string{"paged", "contiguous"}).Draw(t, "alloc"),
+			BlockSize: rapid.SampledFrom([]int{1, 4, 16, 32}).Draw(t, "bs"), Blocks: rapid.IntRange(200, 20000).Draw(t, "blocks")},
+		GPU: "H100-SXM", Model: "llama-3.1-8b"}
+	if rapid.Bool().Draw(t, "failure?") {
+		cl.Failures = []FailureSpec{{After: workloads.Duration(rapid.Float64Range(0, 100).Draw(t, "fat")), Duration: 30,
+			Replica: 0, Requests: rapid.SampledFrom([]string{"retry", "lose"}).Draw(t, "freq")}}
+	}
+	if rapid.Bool().Draw(t, "schedule?") {
+		cl.Schedule = []ScheduleSpec{{At: "00:01", Replicas: rapid.IntRange(1, 4).Draw(t, "sr"), MaxNumSeqs: rapid.IntRange(1, 64).Draw(t, "sm")}}
+	}
+	var wls []WorkloadSpec
+	for i := 0; i < rapid.IntRange(1, 2).Draw(t, "n"); i++ {
+		prefix := rapid.IntRange(0, 300).Draw(t, "prefix")
+		w := WorkloadSpec{Name: "w" + itoa(i), Route: "gpu",
+			Priority: rapid.SampledFrom([]string{PriorityInteractive, PriorityBatch}).Draw(t, "prio"),
+			Demand:   workloads.DemandSpec{Unit: "requests/s", Rate: rapid.Float64Range(1, 60).Draw(t, "rate")},
+			Tokens: workloads.TokenSpec{
+				Input:        workloads.Dist{Kind: "uniform", Min: 1, Max: rapid.Float64Range(1, 3000).Draw(t, "in")},
+				Output:       workloads.Dist{Kind: "uniform", Min: 1, Max: rapid.Float64Range(1, 600).Draw(t, "out")},
+				MaxTokens:    rapid.IntRange(0, 800).Draw(t, "maxtok"),
+				SharedPrefix: prefix, Prefixes: 1},
+			Client: ClientSpec{MaxConcurrency: rapid.IntRange(0, 200).Draw(t, "conc"), Retry: RetrySpec{Preset: "anthropic-python"}}}
+		wls = append(wls, w)
+	}
+	return Config{Name: "stepping", Seed: rapid.Uint64().Draw(t, "seed"), Duration: rapid.Float64Range(30, 240).Draw(t, "dur"),
+		Interval: 30, Workloads: wls, Clusters: []ClusterSpec{cl}}
+}
+
+// TestFastSteppingEqualsReferenceLoaded is the same check on loaded
+// clusters, where budgets run out, blocks run out and sequences are
+// preempted, so both steppings and the switches between them are used.
+func TestFastSteppingEqualsReferenceLoaded(t *testing.T) {
+	rapid.Check(t, func(t *rapid.T) {
+		cfg := genClusterConfig(t)
+		fast, ref := runStepping(t, cfg, false), runStepping(t, cfg, true)
+		if !bytes.Equal(fast, ref) {
+			t.Fatalf("fast and reference stepping differ:\nfast %s\nref  %s", firstDiff(fast, ref), firstDiff(ref, fast))
+		}
+	})
+}
+
+// TestFastSteppingEqualsReferenceExamples checks the same on the cluster
+// test configurations, which exercise preemption and both allocations.
+func TestFastSteppingEqualsReferenceExamples(t *testing.T) {
+	for _, alloc := range []string{"paged", "contiguous"} {
+		c := clusterConfig(40, 200, 100, "iteration", []float64{1, 256}, []float64{0.010, 0.060}, 256, 4000)
+		c.Workloads[0].Tokens.MaxTokens = 2000
+		c.Clusters[0].KV.Allocation = alloc
+		if !bytes.Equal(runStepping(t, c, false), runStepping(t, c, true)) {
+			t.Fatalf("%s: fast and reference stepping differ", alloc)
+		}
+	}
+	c := clusterConfig(30, 300, 400, "iteration", []float64{1, 256}, []float64{0.010, 0.050}, 256, 600)
+	c.Duration = 600
+	if !bytes.Equal(runStepping(t, c, false), runStepping(t, c, true)) {
+		t.Fatal("preempting: fast and reference stepping differ")
+	}
+}
+
+func firstDiff(a, b []byte) string {
+	i := 0
+	for i < len(a) && i < len(b) && a[i] == b[i] {
+		i++
+	}
+	lo := max(0, i-80)
+	hi := min(len(a), i+80)
+	return string(a[lo:hi])
+}
