@@ -2,6 +2,7 @@ package model
 
 import (
 	"fmt"
+	"strings"
 	"math"
 
 	"github.com/headroom-sim/headroom/model/perf"
@@ -99,7 +100,7 @@ func buildCluster(spec *ClusterSpec, idx int, nInt int) (*cluster, error) {
 	} else {
 		tokens, err := perf.KVCapacityTokens(g, m, spec.TensorParallel, spec.KV.GPUMemoryUtilization)
 		if err != nil {
-			return nil, fieldErr("model", err.Error())
+			return nil, fieldErr("model", strings.TrimPrefix(err.Error(), "perf: ")+"; raise tensor_parallel, choose a GPU with more memory, or set kv.blocks")
 		}
 		c.blocks = int(tokens) / c.bs
 		if c.blocks < 1 {

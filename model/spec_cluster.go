@@ -203,8 +203,8 @@ func (c *ClusterSpec) Validate() error {
 				return fe(fmt.Sprintf("step.times[%d]", i), "must be > 0")
 			}
 			if i > 0 && s.Times[i] < s.Times[i-1] {
-				return fe(fmt.Sprintf("step.times[%d]", i), "not monotone: batch %g takes %v but batch %g takes %v; a larger batch cannot take less time",
-					s.Batches[i], s.Times[i], s.Batches[i-1], s.Times[i-1])
+				return fe(fmt.Sprintf("step.times[%d]", i), "not monotone: batch %g takes %s but batch %g takes %s; a larger batch cannot take less time",
+					s.Batches[i], fmtDur(float64(s.Times[i])), s.Batches[i-1], fmtDur(float64(s.Times[i-1])))
 			}
 		}
 		if !oneOf(s.Per, "iteration", "request") {

@@ -223,7 +223,7 @@ func clusterVerdict(name string, c *ClusterResult, r *Results) string {
 	case c.Preemptions > 0:
 		s += "; KV memory limits the batch"
 	}
-	return s + fmt.Sprintf(". GPU cost $%.2f (%.0f GPU-hours, $%.2f per million tokens).", costOf(r, name), c.GPUHours, c.CostPerMillionTokens)
+	return s + fmt.Sprintf(". GPU cost $%.2f (%.1f GPU-hours, $%.2f per million tokens).", costOf(r, name), c.GPUHours, c.CostPerMillionTokens)
 }
 
 func orDash(s string) string {

@@ -238,3 +238,61 @@ func sumMap(m map[string]int64) int64 {
 	}
 	return s
 }
+
+func cluster(r *model.Results) *model.ClusterResult {
+	for _, b := range r.Backends {
+		if b.Cluster != nil {
+			return b.Cluster
+		}
+	}
+	return nil
+}
+
+// Seed 002's batch curve: the replica's throughput plateaus at
+// 64 / 0.548 s; capped at batch 8, at 8 / 0.156 s.
+func TestBatchCurvePlateau(t *testing.T) {
+	res := runExample(t, "batch-curve")
+	for i, want := range []float64{64 / 0.548, 8 / 0.156} {
+		s := res[i].Series
+		var c int64
+		for _, v := range s.Completed[50:] {
+			c += v
+		}
+		within(t, res[i].Variant+" plateau", float64(c)/(10*60), want, 0.01)
+	}
+}
+
+// Paged KV fits a far larger batch in the same memory than contiguous
+// allocation, which reserves prompt + max_tokens per sequence.
+func TestKVPagingExample(t *testing.T) {
+	res := runExample(t, "kv-paging")
+	paged, contig := cluster(res[0]), cluster(res[1])
+	if paged.PeakBatch < 1.5*contig.PeakBatch {
+		t.Errorf("peak batch paged %.0f, contiguous %.0f; want paged far larger", paged.PeakBatch, contig.PeakBatch)
+	}
+	if contig.MeanKVUse < 0.95 || paged.MeanKVUse > 0.8 {
+		t.Errorf("KV use paged %.2f, contiguous %.2f; want contiguous full and paged not", paged.MeanKVUse, contig.MeanKVUse)
+	}
+	if p, c := res[0].Summary.Throughput.RequestsPerS, res[1].Summary.Throughput.RequestsPerS; p < 1.15*c {
+		t.Errorf("throughput paged %.2f, contiguous %.2f", p, c)
+	}
+}
+
+// The day/night schedule bills 2 replicas for 14 hours and 4 for 10, and
+// the overnight batch work waits longer on the aggressive batch than on
+// the day configuration kept all night.
+func TestDayNightSchedule(t *testing.T) {
+	res := runExample(t, "day-night")
+	base, always := cluster(res[0]), cluster(res[1])
+	if base.GPUHours < 68 || base.GPUHours > 68.05 || math.Abs(always.GPUHours-96) > 1e-6 {
+		t.Errorf("GPU hours %.3f and %.3f, want 68 (plus drain) and 96", base.GPUHours, always.GPUHours)
+	}
+	if res[0].Summary.Cost.Total >= res[1].Summary.Cost.Total {
+		t.Errorf("the schedule should cost less: %.2f vs %.2f", res[0].Summary.Cost.Total, res[1].Summary.Cost.Total)
+	}
+	for _, r := range res {
+		if q := r.Summary.Requests; q.Failed != 0 || float64(q.InFlightAtEnd) > 0.001*float64(q.Offered) {
+			t.Errorf("%s: requests %+v", r.Variant, q)
+		}
+	}
+}

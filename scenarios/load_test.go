@@ -41,6 +41,9 @@ var badCases = []badCase{
 	{"variant-unknown-key.toml", 15, "rpmm", `variant "typo" sets provider.sonnet.limits.rpmm`, []string{`unknown key "rpmm" under provider "sonnet".limits`, "allowed: rpm,", `did you mean "rpm"?`}},
 	{"variant-invalid.toml", 15, "= -1", `variant "negative" sets provider.sonnet.limits.rpm`, []string{"must be > 0 (or absent for no limit), got -1"}},
 	{"duplicate-workload.toml", 9, `name = "chat"`, `workload "chat".name`, []string{`duplicate workload name "chat"`}},
+	{"cluster-model-too-big.toml", 12, `model = "llama-3.1-70b"`, `cluster "gpu".model`, []string{"do not fit", "raise tensor_parallel"}},
+	{"cluster-table-not-monotone.toml", 13, `times = ["100ms", "90ms", "500ms"]`, `cluster "gpu".step.times[1]`, []string{"not monotone: batch 8 takes 90ms but batch 1 takes 100ms"}},
+	{"cluster-zero-replicas.toml", 10, "replicas = 0", `cluster "gpu".replicas`, []string{"must be between 1 and 100000, got 0"}},
 	{"missing-key.toml", 6, `key = "prod"`, `workload "chat".key`, []string{`provider "api" has no key named "prod"`, "have: staging"}},
 }
 
