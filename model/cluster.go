@@ -2,8 +2,8 @@ package model
 
 import (
 	"fmt"
-	"strings"
 	"math"
+	"strings"
 
 	"github.com/headroom-sim/headroom/model/perf"
 )
