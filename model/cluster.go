@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"github.com/headroom-sim/headroom/model/perf"
+	"github.com/headroom-sim/headroom/sim"
 )
 
 // cluster is a self-hosted GPU pool at run time.
@@ -111,6 +112,11 @@ func buildCluster(spec *ClusterSpec, idx int, nInt int) (*cluster, error) {
 		c.replicas = append(c.replicas, &replica{cl: c, idx: i, free: c.blocks, prefixes: map[int64]*prefixEntry{}})
 	}
 	c.maxSeqs = spec.MaxNumSeqs
+	if len(c.replicas) <= maxReplicaSeries {
+		for _, r := range c.replicas {
+			r.series = &ReplicaSeries{Replica: r.idx, Batch: make([]float64, nInt), KVUse: make([]float64, nInt), Waiting: make([]float64, nInt)}
+		}
+	}
 	c.cs = newClusterStats(nInt)
 	return c, nil
 }
@@ -176,6 +182,10 @@ type replica struct {
 	// what the cluster gauges last counted for this replica
 	lastBatch int
 	lastUsed  int
+
+	// per-replica gauges and series (clusters of at most maxReplicaSeries)
+	batchG, kvG, waitG sim.Gauge
+	series             *ReplicaSeries
 
 	iter       int64 // iterations completed
 	admitted   int64 // admissions so far (seqState.order)

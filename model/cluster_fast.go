@@ -255,8 +255,12 @@ func (s *Sim) fastEnd(c *cluster, rep *replica) {
 			fin = append(fin, e.id)
 		}
 	}
-	if len(fin) > 1 {
-		sort.Slice(fin, func(i, j int) bool { return s.seqs[fin[i]].order < s.seqs[fin[j]].order })
+	// Finish in running (admission) order, as the reference does. The list
+	// is short; an insertion sort does not allocate, sort.Slice would.
+	for i := 1; i < len(fin); i++ {
+		for j := i; j > 0 && s.seqs[fin[j]].order < s.seqs[fin[j-1]].order; j-- {
+			fin[j], fin[j-1] = fin[j-1], fin[j]
+		}
 	}
 	for _, id := range fin {
 		sq := &s.seqs[id]

@@ -62,7 +62,13 @@ func (s *Sim) clusterResult(c *cluster, horizon float64) BackendResult {
 		cr.StepModel = fmt.Sprintf("table per %s", c.spec.Step.Per)
 	}
 	se := ClusterSeries{Batch: make([]float64, n), BatchMax: cs.batchMax, KVUse: make([]float64, n), Waiting: cs.wait,
-		Preemptions: cs.preemptPer, Utilization: make([]float64, n), CostUSD: make([]float64, n), Replicas: make([]float64, n)}
+		Preemptions: cs.preemptPer, Utilization: make([]float64, n), CostUSD: make([]float64, n), Replicas: make([]float64, n),
+		OutputTokensPerGPUSecond: make([]float64, n), CostPerHour: make([]float64, n)}
+	for _, r := range c.replicas {
+		if r.series != nil {
+			se.PerReplica = append(se.PerReplica, *r.series)
+		}
+	}
 	var wsum, bsum, kvsum, busy float64
 	for i := 0; i < n; i++ {
 		span := min(s.cfg.Interval, horizon-float64(i)*s.cfg.Interval)
@@ -77,6 +83,8 @@ func (s *Sim) clusterResult(c *cluster, horizon float64) BackendResult {
 		se.KVUse[i] = cs.kv[i] / (reps * float64(c.blocks))
 		se.Utilization[i] = cs.busy[i] / reps
 		se.CostUSD[i] = cs.gpus[i] * c.spec.Price.PerGPUHour * span / 3600
+		se.CostPerHour[i] = cs.gpus[i] * c.spec.Price.PerGPUHour
+		se.OutputTokensPerGPUSecond[i] = float64(cs.outTok[i]) / (cs.gpus[i] * span)
 		wsum += span
 		bsum += se.Batch[i] * span
 		kvsum += se.KVUse[i] * span

@@ -200,6 +200,7 @@ func (s *Sim) failReplica(c *cluster, rep *replica, lose bool) {
 		held = append(held, rep.popWaiting())
 		s.ser.queue.Add(now, -1)
 		c.cs.waitG.Add(now, -1)
+		rep.waitG.Add(now, -1)
 	}
 	rep.free = c.blocks
 	clear(rep.prefixes)

@@ -22,6 +22,7 @@ func (s *Sim) sendCluster(id int32, iv int) {
 	r.state = stBackendQueue
 	s.ser.queue.Add(now, 1)
 	c.cs.waitG.Add(now, 1)
+	rep.waitG.Add(now, 1)
 	if c.priority && w.spec.Priority == PriorityBatch {
 		rep.waitingB.pushBack(id)
 	} else {
@@ -168,6 +169,7 @@ func (s *Sim) admitWaiting(c *cluster, rep *replica, budgetp *int, b *perf.Batch
 		rep.popWaiting()
 		s.ser.queue.Add(now, -1)
 		c.cs.waitG.Add(now, -1)
+		rep.waitG.Add(now, -1)
 		if need > 0 {
 			rep.free -= need
 			sq.blocks += int32(need)
@@ -282,6 +284,7 @@ func (s *Sim) preempt(c *cluster, rep *replica, pos int) {
 	rep.waiting.pushFront(id)
 	s.ser.queue.Add(now, 1)
 	c.cs.waitG.Add(now, 1)
+	rep.waitG.Add(now, 1)
 	c.cs.preempt(s.interval(now))
 }
 
@@ -392,6 +395,7 @@ func (s *Sim) completeCluster(c *cluster, id int32) {
 	cached := int64(s.seqs[id].cached)
 	t.input, t.uncached, t.read, t.output = int64(r.input), int64(r.input)-cached, cached, int64(r.output)
 	c.stats.tok.add(&t)
+	c.cs.outTok[s.interval(s.eng.Now())] += t.output
 	s.wls[r.wl].gpuTok += t.input + t.output
 	s.complete(id, &t)
 }
@@ -407,6 +411,7 @@ func (s *Sim) startStaticStep(c *cluster, rep *replica) {
 		id := rep.popWaiting()
 		s.ser.queue.Add(now, -1)
 		c.cs.waitG.Add(now, -1)
+		rep.waitG.Add(now, -1)
 		s.reqs[id].admitted = now
 		s.reqs[id].state = stService
 		rep.running = append(rep.running, id)
@@ -446,11 +451,13 @@ func (s *Sim) clusterGauges(c *cluster, rep *replica) {
 	d := len(rep.running) - rep.lastBatch
 	if d != 0 {
 		c.cs.batchG.Add(now, float64(d))
+		rep.batchG.Set(now, float64(len(rep.running)))
 		rep.lastBatch = len(rep.running)
 	}
 	used := c.blocks - rep.free
 	if du := used - rep.lastUsed; du != 0 {
 		c.cs.kvG.Add(now, float64(du))
+		rep.kvG.Set(now, float64(used))
 		rep.lastUsed = used
 	}
 }

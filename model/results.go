@@ -178,6 +178,22 @@ type ClusterSeries struct {
 	CostUSD []float64 `json:"cost_usd"`
 	// Replicas is the time-weighted number of provisioned replicas.
 	Replicas []float64 `json:"replicas"`
+	// OutputTokensPerGPUSecond is output tokens completed in the interval
+	// per billed GPU-second.
+	OutputTokensPerGPUSecond []float64 `json:"output_tokens_per_gpu_s"`
+	// CostPerHour is the interval's GPU cost as a rate, USD per hour.
+	CostPerHour []float64 `json:"cost_per_hour"`
+	// PerReplica holds each replica's own series (clusters of at most 32
+	// replicas).
+	PerReplica []ReplicaSeries `json:"per_replica,omitempty"`
+}
+
+// ReplicaSeries is one replica's per-interval series.
+type ReplicaSeries struct {
+	Replica int       `json:"replica"`
+	Batch   []float64 `json:"batch"`   // time-weighted running sequences
+	KVUse   []float64 `json:"kv_use"`  // time-weighted share of its KV blocks in use
+	Waiting []float64 `json:"waiting"` // time-weighted waiting requests
 }
 
 // LimitResult is one rate-limit dimension of one scope.

@@ -279,7 +279,7 @@ func (s *Sim) Handle(e sim.Event) {
 	case evTick:
 		s.ser.tick(int(e.Obj), s.eng.Now())
 		for _, c := range s.clus {
-			c.cs.tick(int(e.Obj), s.eng.Now())
+			c.tick(int(e.Obj), s.eng.Now())
 		}
 		s.scheduleTick(int(e.Obj) + 1)
 		return
