@@ -36,7 +36,7 @@ func (s *Sim) newRequest(w *workload, now float64) {
 	s.ser.inFlight.Add(now, 1)
 	if w.semCap > 0 && w.semUsed >= w.semCap {
 		r.state = stClientQueue
-		w.semQ.push(id)
+		w.semQ.pushBack(id)
 		s.ser.queue.Add(now, 1)
 		return
 	}
@@ -120,7 +120,8 @@ func (s *Sim) finish(id int32, w *workload) {
 	s.live--
 	s.ser.inFlight.Add(now, -1)
 	if w.semCap > 0 {
-		if next, ok := w.semQ.pop(); ok {
+		if w.semQ.len() > 0 {
+			next := w.semQ.popFront()
 			s.ser.queue.Add(now, -1)
 			s.attempt(next)
 		} else {

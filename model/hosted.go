@@ -82,7 +82,7 @@ func (s *Sim) send(id int32) {
 	p.stats.admitted++
 	if p.conCap > 0 && p.conUsed >= p.conCap {
 		r.state = stBackendQueue
-		p.conQ.push(id)
+		p.conQ.pushBack(id)
 		s.ser.queue.Add(now, 1)
 		return
 	}
@@ -174,7 +174,8 @@ func (s *Sim) done(id int32) {
 		}
 		if p.conCap > 0 {
 			p.conUsed--
-			if next, ok := p.conQ.pop(); ok {
+			if p.conQ.len() > 0 {
+				next := p.conQ.popFront()
 				s.ser.queue.Add(now, -1)
 				s.serve(next)
 			}

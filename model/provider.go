@@ -22,7 +22,7 @@ type provider struct {
 	conCap   int
 	conUsed  int
 	conQueue bool
-	conQ     ring
+	conQ     deque
 
 	// prompt cache: last write or refresh time per (workload, prefix)
 	cacheOn  bool

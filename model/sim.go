@@ -84,7 +84,7 @@ type workload struct {
 	maxTok    int
 	semCap    int
 	semUsed   int
-	semQ      ring
+	semQ      deque
 	paceReq   *tokenBucket
 	paceTok   *tokenBucket
 	slo       [3]float64

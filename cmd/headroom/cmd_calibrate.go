@@ -12,8 +12,6 @@ import (
 	"strings"
 	"text/tabwriter"
 
-	"github.com/spf13/pflag"
-
 	"github.com/headroom-sim/headroom/model/perf"
 )
 
@@ -69,8 +67,7 @@ type calibrateOptions struct {
 }
 
 func cmdCalibrate(args []string, stdout, stderr io.Writer) error {
-	fs := pflag.NewFlagSet("calibrate", pflag.ContinueOnError)
-	fs.SetOutput(stderr)
+	fs := newFlags("calibrate", calibrateUsage, stdout, stderr)
 	var o calibrateOptions
 	fs.StringVar(&o.format, "format", "", "input format, `splitwise|steps` (default: from the header)")
 	fs.StringVar(&o.model, "model", "", "Splitwise rows of this model `NAME` (e.g. llama2-70b)")
@@ -79,17 +76,8 @@ func cmdCalibrate(args []string, stdout, stderr io.Writer) error {
 	fs.StringVar(&o.gpu, "gpu", "", "catalogue GPU for the roofline, `NAME` (default: the Splitwise hardware)")
 	fs.StringVar(&o.servedModel, "served-model", "", "catalogue model for the roofline, `NAME` (default: the Splitwise model)")
 	fs.StringVar(&o.kind, "kind", "", "step model to fit, `roofline|table|both` (default: both when a catalogue GPU and model are known, else table)")
-	fs.Usage = func() {
-		fmt.Fprint(stdout, calibrateUsage)
-		fs.SetOutput(stdout)
-		fs.PrintDefaults()
-		fs.SetOutput(stderr)
-	}
-	if err := fs.Parse(args); err != nil {
-		if errors.Is(err, pflag.ErrHelp) {
-			return errHelp
-		}
-		return usageError{err}
+	if err := parseFlags(fs, args); err != nil {
+		return err
 	}
 	if fs.NArg() != 1 {
 		return badInput("calibrate takes one measurements FILE, got %d (see headroom calibrate --help)", fs.NArg())

@@ -1,14 +1,11 @@
 package main
 
 import (
-	"errors"
 	"fmt"
 	"io"
 	"strconv"
 	"strings"
 	"text/tabwriter"
-
-	"github.com/spf13/pflag"
 
 	"github.com/headroom-sim/headroom/model/perf"
 )
@@ -28,14 +25,9 @@ Examples:
 `
 
 func cmdCatalogue(args []string, stdout, stderr io.Writer) error {
-	fs := pflag.NewFlagSet("catalogue", pflag.ContinueOnError)
-	fs.SetOutput(stderr)
-	fs.Usage = func() { fmt.Fprint(stdout, catalogueUsage) }
-	if err := fs.Parse(args); err != nil {
-		if errors.Is(err, pflag.ErrHelp) {
-			return errHelp
-		}
-		return usageError{err}
+	fs := newFlags("catalogue", catalogueUsage, stdout, stderr)
+	if err := parseFlags(fs, args); err != nil {
+		return err
 	}
 	if fs.NArg() > 0 {
 		return badInput("catalogue takes no arguments, got %q", fs.Args())

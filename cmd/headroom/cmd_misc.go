@@ -1,13 +1,10 @@
 package main
 
 import (
-	"errors"
 	"fmt"
 	"io"
 	"os"
 	"text/tabwriter"
-
-	"github.com/spf13/pflag"
 
 	"github.com/headroom-sim/headroom/scenarios"
 )
@@ -24,14 +21,9 @@ Examples:
 `
 
 func cmdValidate(args []string, stdout, stderr io.Writer) error {
-	fs := pflag.NewFlagSet("validate", pflag.ContinueOnError)
-	fs.SetOutput(stderr)
-	fs.Usage = func() { fmt.Fprint(stdout, validateUsage) }
-	if err := fs.Parse(args); err != nil {
-		if errors.Is(err, pflag.ErrHelp) {
-			return errHelp
-		}
-		return usageError{err}
+	fs := newFlags("validate", validateUsage, stdout, stderr)
+	if err := parseFlags(fs, args); err != nil {
+		return err
 	}
 	if fs.NArg() == 0 {
 		return badInput("validate needs at least one FILE")
@@ -86,14 +78,9 @@ Examples:
 `
 
 func cmdExamples(args []string, stdout, stderr io.Writer) error {
-	fs := pflag.NewFlagSet("examples", pflag.ContinueOnError)
-	fs.SetOutput(stderr)
-	fs.Usage = func() { fmt.Fprint(stdout, examplesUsage) }
-	if err := fs.Parse(args); err != nil {
-		if errors.Is(err, pflag.ErrHelp) {
-			return errHelp
-		}
-		return usageError{err}
+	fs := newFlags("examples", examplesUsage, stdout, stderr)
+	if err := parseFlags(fs, args); err != nil {
+		return err
 	}
 	if fs.NArg() == 0 {
 		tw := tabwriter.NewWriter(stdout, 0, 0, 2, ' ', 0)

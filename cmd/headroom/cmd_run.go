@@ -2,24 +2,17 @@ package main
 
 import (
 	"bufio"
-	"context"
-	"errors"
 	"fmt"
 	"io"
 	"os"
-	"os/signal"
 	"path/filepath"
 	"regexp"
 	"runtime"
 	"strings"
-	"syscall"
-
-	"github.com/spf13/pflag"
 
 	"github.com/headroom-sim/headroom/model"
 	"github.com/headroom-sim/headroom/report"
 	"github.com/headroom-sim/headroom/scenarios"
-	"github.com/headroom-sim/headroom/sim"
 )
 
 const runUsage = `Usage: headroom run [FILE|EXAMPLE] [flags]
@@ -49,8 +42,7 @@ type runOptions struct {
 }
 
 func cmdRun(args []string, stdout, stderr io.Writer) error {
-	fs := pflag.NewFlagSet("run", pflag.ContinueOnError)
-	fs.SetOutput(stderr)
+	fs := newFlags("run", runUsage, stdout, stderr)
 	var o runOptions
 	fs.StringVar(&o.jsonPath, "json", "", "write results as JSON to `FILE` (schema "+report.Schema+")")
 	fs.StringVar(&o.csvDir, "csv", "", "write summary.csv and one series CSV per variant into `DIR`")
@@ -59,17 +51,8 @@ func cmdRun(args []string, stdout, stderr io.Writer) error {
 	fs.BoolVarP(&o.quiet, "quiet", "q", false, "print nothing but errors")
 	fs.IntVar(&o.workers, "workers", runtime.GOMAXPROCS(0), "variants simulated in parallel")
 	fs.BoolVar(&o.base, "base-only", false, "run only the base scenario, not its variants")
-	fs.Usage = func() { // only for --help (ContinueOnError): to stdout
-		fmt.Fprint(stdout, runUsage)
-		fs.SetOutput(stdout)
-		fs.PrintDefaults()
-		fs.SetOutput(stderr)
-	}
-	if err := fs.Parse(args); err != nil {
-		if errors.Is(err, pflag.ErrHelp) {
-			return errHelp
-		}
-		return usageError{err}
+	if err := parseFlags(fs, args); err != nil {
+		return err
 	}
 	o.seedSet = fs.Changed("seed")
 	if fs.NArg() > 1 {
@@ -97,16 +80,7 @@ func cmdRun(args []string, stdout, stderr io.Writer) error {
 		return err
 	}
 
-	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
-	defer stop()
-	progress := progressPrinter(stderr, o.quiet)
-	results, err := model.RunAll(ctx, cfgs, o.workers, progress)
-	if progress != nil {
-		fmt.Fprint(stderr, "\r\033[K")
-	}
-	if errors.Is(err, sim.ErrInterrupted) {
-		return fmt.Errorf("interrupted before the end of the simulated horizon; no result files were written")
-	}
+	results, err := simulate(cfgs, o.workers, o.quiet, stderr)
 	if err != nil {
 		return err
 	}

@@ -2,22 +2,14 @@ package main
 
 import (
 	"bufio"
-	"context"
-	"errors"
 	"fmt"
 	"io"
-	"os"
-	"os/signal"
 	"runtime"
 	"strings"
-	"syscall"
-
-	"github.com/spf13/pflag"
 
 	"github.com/headroom-sim/headroom/model"
 	"github.com/headroom-sim/headroom/report"
 	"github.com/headroom-sim/headroom/scenarios"
-	"github.com/headroom-sim/headroom/sim"
 	"github.com/headroom-sim/headroom/workloads"
 )
 
@@ -76,8 +68,7 @@ type sweepOptions struct {
 }
 
 func cmdSweep(args []string, stdout, stderr io.Writer) error {
-	fs := pflag.NewFlagSet("sweep", pflag.ContinueOnError)
-	fs.SetOutput(stderr)
+	fs := newFlags("sweep", sweepUsage, stdout, stderr)
 	var o sweepOptions
 	fs.StringVar(&o.concurrency, "concurrency", "", "closed-loop `LEVELS` of concurrent users, e.g. 1,2,4,8 or 1..512x2")
 	fs.StringVar(&o.rate, "rate", "", "open-loop `LEVELS` in requests/s, e.g. 10..100+10 or 1..64x2")
@@ -89,17 +80,8 @@ func cmdSweep(args []string, stdout, stderr io.Writer) error {
 	fs.StringArrayVar(&o.sets, "set", nil, "override a scenario value by key path, `KEY=VALUE` (repeatable)")
 	fs.BoolVarP(&o.quiet, "quiet", "q", false, "print nothing but errors")
 	fs.IntVar(&o.workers, "workers", runtime.GOMAXPROCS(0), "levels simulated in parallel")
-	fs.Usage = func() { // only for --help (ContinueOnError): to stdout
-		fmt.Fprint(stdout, sweepUsage)
-		fs.SetOutput(stdout)
-		fs.PrintDefaults()
-		fs.SetOutput(stderr)
-	}
-	if err := fs.Parse(args); err != nil {
-		if errors.Is(err, pflag.ErrHelp) {
-			return errHelp
-		}
-		return usageError{err}
+	if err := parseFlags(fs, args); err != nil {
+		return err
 	}
 	if fs.NArg() > 1 {
 		return badInput("sweep takes one scenario, got %d", fs.NArg())
@@ -155,16 +137,7 @@ func cmdSweep(args []string, stdout, stderr io.Writer) error {
 		return err
 	}
 
-	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
-	defer stop()
-	progress := progressPrinter(stderr, o.quiet)
-	results, err := model.RunAll(ctx, cfgs, o.workers, progress)
-	if progress != nil {
-		fmt.Fprint(stderr, "\r\033[K")
-	}
-	if errors.Is(err, sim.ErrInterrupted) {
-		return fmt.Errorf("interrupted before the end of the simulated horizon; no result files were written")
-	}
+	results, err := simulate(cfgs, o.workers, o.quiet, stderr)
 	if err != nil {
 		return err
 	}

@@ -1,0 +1,58 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"os/signal"
+	"syscall"
+
+	"github.com/spf13/pflag"
+
+	"github.com/headroom-sim/headroom/model"
+	"github.com/headroom-sim/headroom/sim"
+)
+
+// newFlags makes a command's flag set: parse errors go to stderr, --help
+// prints usage and the flags to stdout.
+func newFlags(name, usage string, stdout, stderr io.Writer) *pflag.FlagSet {
+	fs := pflag.NewFlagSet(name, pflag.ContinueOnError)
+	fs.SetOutput(stderr)
+	fs.Usage = func() { // only for --help (ContinueOnError)
+		fmt.Fprint(stdout, usage)
+		fs.SetOutput(stdout)
+		fs.PrintDefaults()
+		fs.SetOutput(stderr)
+	}
+	return fs
+}
+
+// parseFlags parses args, turning --help into errHelp and anything else
+// wrong into bad input.
+func parseFlags(fs *pflag.FlagSet, args []string) error {
+	if err := fs.Parse(args); err != nil {
+		if errors.Is(err, pflag.ErrHelp) {
+			return errHelp
+		}
+		return usageError{err}
+	}
+	return nil
+}
+
+// simulate runs configurations on a worker pool until done or until the
+// user interrupts, with progress on a terminal.
+func simulate(cfgs []model.Config, workers int, quiet bool, stderr io.Writer) ([]*model.Results, error) {
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	defer stop()
+	progress := progressPrinter(stderr, quiet)
+	results, err := model.RunAll(ctx, cfgs, workers, progress)
+	if progress != nil {
+		fmt.Fprint(stderr, "\r\033[K")
+	}
+	if errors.Is(err, sim.ErrInterrupted) {
+		return nil, fmt.Errorf("interrupted before the end of the simulated horizon; no result files were written")
+	}
+	return results, err
+}
