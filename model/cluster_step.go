@@ -416,19 +416,7 @@ func (s *Sim) startStaticStep(c *cluster, rep *replica) {
 		s.reqs[id].state = stService
 		rep.running = append(rep.running, id)
 	}
-	if len(rep.running) == 0 {
-		s.idle(c, rep)
-		return
-	}
-	dt := c.step.StepTime(perf.Batch{Decode: len(rep.running)})
-	if !rep.busy {
-		rep.busy = true
-		c.cs.busyG.Add(now, 1)
-	}
-	rep.stepEnd = now + dt
-	c.cs.steps++
-	s.clusterGauges(c, rep)
-	s.eng.Schedule(rep.stepEnd, evStep, int32(c.replicaBase+rep.idx), rep.gen)
+	s.launch(c, rep, &perf.Batch{Decode: len(rep.running)})
 }
 
 func (s *Sim) endStaticStep(c *cluster, rep *replica) {
