@@ -195,6 +195,10 @@ type replica struct {
 	cdec       float64 // their total context at the next iteration
 	cnt        []int32 // decoding sequences by block-crossing phase (paged)
 	fin        finHeap
+	span       span
+	spanCap    int       // iterations the next span may plan (adaptive)
+	spanDT     []float64 // the span's iteration times
+	spanTries  int       // iterations seen while spans are off (spanProbe)
 	finBuf     []int32
 	joinBuf    []int32
 }

@@ -293,7 +293,7 @@ func (s *Sim) removeRunning(rep *replica, id int32) {
 func (s *Sim) privateBlocks(c *cluster, rep *replica, id int32) int {
 	sq := &s.seqs[id]
 	if sq.lazy && c.paged() {
-		tokens := int(s.reqs[id].input + sq.g0 + int32(rep.iter-sq.it0))
+		tokens := int(s.reqs[id].input + sq.g0 + int32(rep.curIter()-sq.it0))
 		if !(rep.busy && rep.fast) {
 			tokens--
 		}

@@ -81,6 +81,11 @@ func (s *Sim) clusterEvent(c *cluster, code uint32) {
 		e := c.spec.Schedule[arg]
 		if e.MaxNumSeqs > 0 {
 			c.maxSeqs = e.MaxNumSeqs
+			for _, rep := range c.replicas {
+				if rep.span.on {
+					s.cutSpan(c, rep) // the new batch size applies from the next iteration
+				}
+			}
 		}
 		if e.Replicas > 0 {
 			s.scaleTo(c, e.Replicas)
@@ -181,6 +186,8 @@ func (s *Sim) maybeRetire(c *cluster, rep *replica) {
 // it held are refused back to their clients (retry) or failed (lose).
 func (s *Sim) failReplica(c *cluster, rep *replica, lose bool) {
 	now := s.eng.Now()
+	s.syncSpan(c, rep, now)
+	rep.span.on = false
 	rep.failed = true
 	rep.gen++ // its running iteration never ends
 	s.materialize(c, rep)

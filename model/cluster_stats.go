@@ -4,15 +4,15 @@ import "github.com/headroom-sim/headroom/sim"
 
 // clusterStats accumulates a cluster's engine-level measurements.
 type clusterStats struct {
-	batchG, kvG, waitG, busyG sim.Gauge
-	gpuG                      sim.Gauge // billed GPUs (provisioned replicas x tensor parallel)
-	gpus                      []float64
-	steps                     int64
-	preemptions               int64
-	preemptPer                []int64
-	batch, kv, wait, busy     []float64 // per-interval time-weighted means
-	batchMax                  []float64
-	outTok                    []int64 // output tokens completed per interval
+	batchG, waitG, busyG  sim.Gauge
+	gpuG                  sim.Gauge // billed GPUs (provisioned replicas x tensor parallel)
+	gpus                  []float64
+	steps                 int64
+	preemptions           int64
+	preemptPer            []int64
+	batch, kv, wait, busy []float64 // per-interval time-weighted means
+	batchMax              []float64
+	outTok                []int64 // output tokens completed per interval
 }
 
 // maxReplicaSeries bounds the clusters whose replicas get series of
@@ -31,17 +31,26 @@ func (cs *clusterStats) preempt(iv int) {
 	}
 }
 
-func (c *cluster) tick(iv int, t float64) {
-	c.cs.tick(iv, t)
-	for _, r := range c.replicas {
-		if r.series == nil || iv < 0 || iv >= len(r.series.Batch) {
-			continue
-		}
-		r.series.Batch[iv], _ = r.batchG.Mark(t)
-		kv, _ := r.kvG.Mark(t)
-		r.series.KVUse[iv] = kv / float64(c.blocks)
-		r.series.Waiting[iv], _ = r.waitG.Mark(t)
+// tickCluster closes interval iv of a cluster's series at time t. The
+// cluster's KV use is the sum of its replicas' (each replica's KV gauge is
+// its own, so a replica can bring it up to date on its own, see span.go).
+func (s *Sim) tickCluster(c *cluster, iv int, t float64) {
+	if iv < 0 || iv >= len(c.cs.batch) {
+		return
 	}
+	kv := 0.0
+	for _, r := range c.replicas {
+		s.syncSpan(c, r, t)
+		b, _ := r.batchG.Mark(t)
+		k, _ := r.kvG.Mark(t)
+		w, _ := r.waitG.Mark(t)
+		kv += k
+		if r.series != nil {
+			r.series.Batch[iv], r.series.KVUse[iv], r.series.Waiting[iv] = b, k/float64(c.blocks), w
+		}
+	}
+	c.cs.tick(iv, t)
+	c.cs.kv[iv] = kv
 }
 
 func (cs *clusterStats) tick(iv int, t float64) {
@@ -49,7 +58,6 @@ func (cs *clusterStats) tick(iv int, t float64) {
 		return
 	}
 	cs.batch[iv], cs.batchMax[iv] = cs.batchG.Mark(t)
-	cs.kv[iv], _ = cs.kvG.Mark(t)
 	cs.wait[iv], _ = cs.waitG.Mark(t)
 	cs.busy[iv], _ = cs.busyG.Mark(t)
 	cs.gpus[iv], _ = cs.gpuG.Mark(t)

@@ -30,6 +30,8 @@ func (s *Sim) sendCluster(id int32, iv int) {
 	}
 	if !rep.busy {
 		s.startStep(c, rep)
+	} else if rep.span.on && len(rep.running) < c.maxSeqs {
+		s.cutSpan(c, rep) // it can join at the next iteration
 	}
 }
 
@@ -70,6 +72,9 @@ func (s *Sim) startStep(c *cluster, rep *replica) {
 		s.refRunning(c, rep, &budget, &b)
 	}
 	s.admitWaiting(c, rep, &budget, &b)
+	if rep.fast && b.Prefill == 0 && b.Decode > 0 && !s.noSpans && s.launchSpan(c, rep, &b) {
+		return
+	}
 	s.launch(c, rep, &b)
 }
 
@@ -444,7 +449,6 @@ func (s *Sim) clusterGauges(c *cluster, rep *replica) {
 	}
 	used := c.blocks - rep.free
 	if du := used - rep.lastUsed; du != 0 {
-		c.cs.kvG.Add(now, float64(du))
 		rep.kvG.Set(now, float64(used))
 		rep.lastUsed = used
 	}

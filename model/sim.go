@@ -105,11 +105,14 @@ type Sim struct {
 	// refStepping makes clusters step every sequence one by one (the
 	// reference the fast stepping is tested against).
 	refStepping bool
-	free        []int32
-	nInt        int
-	live        int64
-	ser         *seriesStats
-	ran         bool
+	// noSpans makes clusters schedule one event per iteration even when
+	// a run of iterations could be one span (for the equivalence tests).
+	noSpans bool
+	free    []int32
+	nInt    int
+	live    int64
+	ser     *seriesStats
+	ran     bool
 }
 
 // Build wires a validated configuration into a simulation. It applies
@@ -279,14 +282,18 @@ func (s *Sim) Handle(e sim.Event) {
 	case evTick:
 		s.ser.tick(int(e.Obj), s.eng.Now())
 		for _, c := range s.clus {
-			c.tick(int(e.Obj), s.eng.Now())
+			s.tickCluster(c, int(e.Obj), s.eng.Now())
 		}
 		s.scheduleTick(int(e.Obj) + 1)
 		return
 	case evStep:
 		rep := s.reps[e.Obj]
 		if rep.gen == e.Gen {
-			s.endStep(rep.cl, rep)
+			if rep.span.on {
+				s.endSpan(rep.cl, rep)
+			} else {
+				s.endStep(rep.cl, rep)
+			}
 		}
 		return
 	case evCluster:

@@ -113,27 +113,39 @@ func (f *fixedWindow) refund(now, n float64, ticket uint64) {
 func (f *fixedWindow) remaining(now float64) float64 { f.roll(now); return f.limit - f.used }
 func (f *fixedWindow) capacity() float64             { return f.limit }
 
-// slidingWindow keeps an exact log of what was taken in the last w seconds
-// in a ring buffer; its memory is bounded by the number of charges in one
-// window.
+// slidingWindow counts what was taken in the last w seconds, kept in
+// sub-windows of w/slidingBuckets: an admission leaves the window at the
+// end of its sub-window, so the window is at most 0.1% longer than its
+// nominal length and never more permissive. Memory and the cost of a
+// Retry-After are bounded by the number of sub-windows, whatever the
+// traffic (an exact log would grow with every charge in the window, and a
+// day-long window of refused attempts would hold millions).
 type slidingWindow struct {
 	limit, w float64
-	times    []float64
-	amounts  []float64
-	head     int    // index of the oldest entry
-	n        int    // entries in use
-	first    uint64 // sequence number of the oldest entry
+	width    float64   // sub-window length
+	idx      []int64   // sub-window number of each live bucket, oldest first
+	amounts  []float64 // units taken in it
+	head     int       // ring position of the oldest bucket
+	n        int       // buckets in use
+	first    uint64    // sequence number of the oldest bucket
 	sum      float64
 }
 
+// slidingBuckets is how many sub-windows a sliding window is kept in.
+const slidingBuckets = 1024
+
 func newSlidingWindow(limit, w float64) *slidingWindow {
-	return &slidingWindow{limit: limit, w: w, times: make([]float64, 16), amounts: make([]float64, 16)}
+	size := 16
+	return &slidingWindow{limit: limit, w: w, width: w / slidingBuckets, idx: make([]int64, size), amounts: make([]float64, size)}
 }
 
+// end is when the bucket at ring position i leaves the window.
+func (s *slidingWindow) end(i int) float64 { return float64(s.idx[i]+1)*s.width + s.w }
+
 func (s *slidingWindow) expire(now float64) {
-	for s.n > 0 && s.times[s.head] <= now-s.w {
+	for s.n > 0 && s.end(s.head) <= now {
 		s.sum -= s.amounts[s.head]
-		s.head = (s.head + 1) % len(s.times)
+		s.head = (s.head + 1) % len(s.idx)
 		s.n--
 		s.first++
 	}
@@ -153,10 +165,10 @@ func (s *slidingWindow) check(now, n float64) (bool, float64) {
 	need := s.sum + n - s.limit
 	freed := 0.0
 	for k := 0; k < s.n; k++ {
-		i := (s.head + k) % len(s.times)
+		i := (s.head + k) % len(s.idx)
 		freed += s.amounts[i]
 		if freed >= need-1e-9 {
-			return false, s.times[i] + s.w - now
+			return false, s.end(i) - now
 		}
 	}
 	return false, s.w
@@ -164,11 +176,20 @@ func (s *slidingWindow) check(now, n float64) (bool, float64) {
 
 func (s *slidingWindow) take(now, n float64) uint64 {
 	s.expire(now)
-	if s.n == len(s.times) {
+	b := int64(math.Floor(now / s.width))
+	if s.n > 0 {
+		last := (s.head + s.n - 1) % len(s.idx)
+		if s.idx[last] == b {
+			s.amounts[last] += n
+			s.sum += n
+			return s.first + uint64(s.n-1)
+		}
+	}
+	if s.n == len(s.idx) {
 		s.grow()
 	}
-	i := (s.head + s.n) % len(s.times)
-	s.times[i] = now
+	i := (s.head + s.n) % len(s.idx)
+	s.idx[i] = b
 	s.amounts[i] = n
 	s.n++
 	s.sum += n
@@ -176,15 +197,15 @@ func (s *slidingWindow) take(now, n float64) uint64 {
 }
 
 func (s *slidingWindow) grow() {
-	size := 2 * len(s.times)
-	t := make([]float64, size)
+	size := 2 * len(s.idx)
+	t := make([]int64, size)
 	a := make([]float64, size)
 	for k := 0; k < s.n; k++ {
-		i := (s.head + k) % len(s.times)
-		t[k] = s.times[i]
+		i := (s.head + k) % len(s.idx)
+		t[k] = s.idx[i]
 		a[k] = s.amounts[i]
 	}
-	s.times, s.amounts, s.head = t, a, 0
+	s.idx, s.amounts, s.head = t, a, 0
 }
 
 func (s *slidingWindow) refund(now, n float64, ticket uint64) {
@@ -192,7 +213,7 @@ func (s *slidingWindow) refund(now, n float64, ticket uint64) {
 	if ticket < s.first || ticket >= s.first+uint64(s.n) {
 		return
 	}
-	i := (s.head + int(ticket-s.first)) % len(s.times)
+	i := (s.head + int(ticket-s.first)) % len(s.idx)
 	d := math.Min(n, s.amounts[i])
 	s.amounts[i] -= d
 	s.sum -= d
