@@ -5,13 +5,22 @@ import "fmt"
 // gpuCost is a cluster's GPU bill up to horizon: every provisioned GPU,
 // busy or idle (the billed-GPU gauge, interval by interval).
 func (s *Sim) gpuCost(c *cluster, horizon float64) (usd, hours float64) {
-	for i, g := range c.cs.gpus {
+	for i := range c.cs.gpus {
 		span := min(s.cfg.Interval, horizon-float64(i)*s.cfg.Interval)
 		if span > 0 {
-			hours += g * span / 3600
+			hours += c.billedGPUs(i) * span / 3600
 		}
 	}
 	return hours * c.spec.Price.PerGPUHour, hours
+}
+
+// billedGPUs is the GPUs billed in interval i: those provisioned
+// (on-demand), or the most the cluster ever has (reserved).
+func (c *cluster) billedGPUs(i int) float64 {
+	if c.spec.Price.Billing == "reserved" {
+		return float64(c.spec.maxReplicas() * c.spec.TensorParallel)
+	}
+	return c.cs.gpus[i]
 }
 
 // shareGPUCost charges each cluster's GPU bill to the workloads it served,
@@ -42,7 +51,7 @@ func (s *Sim) shareGPUCost(horizon float64) {
 		for i := range s.ser.cost {
 			span := min(s.cfg.Interval, horizon-float64(i)*s.cfg.Interval)
 			if span > 0 {
-				s.ser.cost[i] += c.cs.gpus[i] * c.spec.Price.PerGPUHour * span / 3600
+				s.ser.cost[i] += c.billedGPUs(i) * c.spec.Price.PerGPUHour * span / 3600
 			}
 		}
 	}
@@ -82,8 +91,8 @@ func (s *Sim) clusterResult(c *cluster, horizon float64) BackendResult {
 		se.Batch[i] = cs.batch[i] / reps
 		se.KVUse[i] = cs.kv[i] / (reps * float64(c.blocks))
 		se.Utilization[i] = cs.busy[i] / reps
-		se.CostUSD[i] = cs.gpus[i] * c.spec.Price.PerGPUHour * span / 3600
-		se.CostPerHour[i] = cs.gpus[i] * c.spec.Price.PerGPUHour
+		se.CostUSD[i] = c.billedGPUs(i) * c.spec.Price.PerGPUHour * span / 3600
+		se.CostPerHour[i] = c.billedGPUs(i) * c.spec.Price.PerGPUHour
 		se.OutputTokensPerGPUSecond[i] = float64(cs.outTok[i]) / (cs.gpus[i] * span)
 		wsum += span
 		bsum += se.Batch[i] * span

@@ -168,3 +168,16 @@ func TestReplicaScheduleBillsProvisionedHours(t *testing.T) {
 		t.Errorf("replicas at 20:00 = %v, want 2", got)
 	}
 }
+
+// Reserved billing charges the most replicas around the clock.
+func TestReservedBilling(t *testing.T) {
+	c := clusterConfig(5, 200, 100, "iteration", []float64{1, 64}, []float64{0.01, 0.03}, 64, 100000)
+	c.Duration = 86400
+	c.Interval = 3600
+	c.Clusters[0].Replicas = 2
+	c.Clusters[0].Price = ClusterPrice{PerGPUHour: 2, Billing: "reserved"}
+	c.Clusters[0].Schedule = []ScheduleSpec{{At: "08:00", Replicas: 4}, {At: "18:00", Replicas: 2}}
+	r := mustRun(t, c)
+	within(t, "reserved GPU hours", r.Backends[0].Cluster.GPUHours, 96, 1e-9)
+	within(t, "reserved cost", r.Summary.Cost.Total, 192, 1e-9)
+}

@@ -118,6 +118,11 @@ type KVSpec struct {
 // ClusterPrice is the cost of the GPUs, counted whether busy or idle.
 type ClusterPrice struct {
 	PerGPUHour float64 `toml:"per_gpu_hour"` // USD
+	// Billing is "on-demand" (default: provisioned GPU-hours are billed, so
+	// a schedule that scales down saves) or "reserved" (the most replicas
+	// the cluster ever has are billed around the clock, as under a
+	// commitment).
+	Billing string `toml:"billing"`
 }
 
 func (c *ClusterSpec) applyDefaults() {
@@ -267,6 +272,9 @@ func (c *ClusterSpec) Validate() error {
 		if !oneOf(f.Requests, "", "retry", "lose") {
 			return fe(at+".requests", "must be retry or lose, got %q", f.Requests)
 		}
+	}
+	if !oneOf(c.Price.Billing, "", "on-demand", "reserved") {
+		return fe("price.billing", "must be on-demand or reserved, got %q", c.Price.Billing)
 	}
 	if c.Price.PerGPUHour < 0 || math.IsNaN(c.Price.PerGPUHour) {
 		return fe("price.per_gpu_hour", "must be >= 0")

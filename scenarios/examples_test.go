@@ -296,3 +296,20 @@ func TestDayNightSchedule(t *testing.T) {
 		}
 	}
 }
+
+// Two H100s hold the working day with low latency; one does not, and its
+// queue drains only after the peak. The GPUs are billed idle or busy.
+func TestLlamaH100(t *testing.T) {
+	res := runExample(t, "llama-h100")
+	two, one := res[0], res[1]
+	if p95 := two.Summary.Latency.TTFT.P95; p95 > 2 {
+		t.Errorf("two replicas: TTFT p95 %.2fs, want under the 2s SLO", p95)
+	}
+	if p95 := one.Summary.Latency.TTFT.P95; p95 < 60 {
+		t.Errorf("one replica: TTFT p95 %.1fs, want a queue at the peak", p95)
+	}
+	within(t, "two-replica GPU cost", two.Summary.Cost.Total, 2*24*3.90, 1e-9)
+	if c := cluster(two); c.Preemptions != 0 || c.MeanKVUse > 0.5 {
+		t.Errorf("two replicas: preemptions %d, KV use %.2f", c.Preemptions, c.MeanKVUse)
+	}
+}
