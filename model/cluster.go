@@ -171,6 +171,8 @@ type replica struct {
 	idx      int
 	state    uint8
 	failed   bool // down for a failure (still billed)
+	failures int  // failures in progress (they may overlap)
+	readyAt  float64
 	busy     bool
 	gen      uint32
 	waiting  deque
@@ -210,3 +212,13 @@ func (r *replica) waitingLen() int { return r.waiting.len() + r.waitingB.len() }
 func blocksFor(tokens, bs int) int { return (tokens + bs - 1) / bs }
 
 var _ = math.Inf
+
+// maxTokens is the longest sequence (prompt plus output) a replica can
+// ever hold: its KV capacity, or max_model_len when that is set.
+func (c *cluster) maxTokens() int {
+	n := c.blocks * c.bs
+	if m := c.spec.KV.MaxModelLen; m > 0 && m < n {
+		n = m
+	}
+	return n
+}

@@ -100,13 +100,16 @@ func (s *Sim) clusterEvent(c *cluster, code uint32) {
 		s.failReplica(c, c.replicas[c.spec.Failures[arg].Replica], c.spec.Failures[arg].Requests == "lose")
 	case clFailEnd:
 		rep := c.replicas[c.spec.Failures[arg].Replica]
-		rep.failed = false
-		if rep.state == repUp || rep.state == repDraining {
+		rep.failures--
+		rep.failed = rep.failures > 0
+		if !rep.failed && (rep.state == repUp || rep.state == repDraining) {
 			s.startStep(c, rep)
 		}
 	case clReady:
 		rep := c.replicas[arg]
-		if rep.state == repStarting {
+		// A replica scaled down and up again before it was ready has a
+		// later ready time; the earlier event is stale.
+		if rep.state == repStarting && s.eng.Now() >= rep.readyAt {
 			s.setState(c, rep, repUp)
 			s.startStep(c, rep)
 		}
@@ -153,7 +156,8 @@ func (s *Sim) scaleTo(c *cluster, n int) {
 			rep.gen++
 			if c.spec.Startup > 0 {
 				s.setState(c, rep, repStarting)
-				s.eng.Schedule(s.eng.Now()+float64(c.spec.Startup), evCluster, int32(c.idx), uint32(clReady|rep.idx))
+				rep.readyAt = s.eng.Now() + float64(c.spec.Startup)
+				s.eng.Schedule(rep.readyAt, evCluster, int32(c.idx), uint32(clReady|rep.idx))
 			} else {
 				s.setState(c, rep, repUp)
 			}
@@ -188,6 +192,10 @@ func (s *Sim) failReplica(c *cluster, rep *replica, lose bool) {
 	now := s.eng.Now()
 	s.syncSpan(c, rep, now)
 	rep.span.on = false
+	rep.failures++
+	if rep.failed {
+		return // already down: overlapping failures
+	}
 	rep.failed = true
 	rep.gen++ // its running iteration never ends
 	s.materialize(c, rep)
@@ -215,8 +223,7 @@ func (s *Sim) failReplica(c *cluster, rep *replica, lose bool) {
 	iv := s.interval(now)
 	for _, id := range held {
 		if lose {
-			c.stats.rejected[rsReplicaLost]++
-			s.ser.reject(rsReplicaLost, iv)
+			s.countRejection(id, rsReplicaLost, iv)
 			s.fail(id, rsReplicaLost)
 			continue
 		}

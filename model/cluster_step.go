@@ -16,9 +16,15 @@ func (s *Sim) sendCluster(id int32, iv int) {
 		s.reject(id, rsQueueFull, 1, iv)
 		return
 	}
+	if int(r.input)+w.maxTok > c.maxTokens() {
+		// Like an engine's max_model_len check: it could never be served.
+		s.reject(id, rsTooLarge, 0, iv)
+		return
+	}
 	now := s.eng.Now()
 	c.stats.admitted++
-	s.seqs[id] = seqState{replica: int32(rep.idx), target: r.input, prefix: -1}
+	lg := s.seqs[id].lazyGen // keep stamps of old heap entries stale
+	s.seqs[id] = seqState{replica: int32(rep.idx), target: r.input, prefix: -1, lazyGen: lg}
 	r.state = stBackendQueue
 	s.ser.queue.Add(now, 1)
 	c.cs.waitG.Add(now, 1)
@@ -153,11 +159,10 @@ func (s *Sim) admitWaiting(c *cluster, rep *replica, budgetp *int, b *perf.Batch
 		}
 		tokens := computed + ch
 		if c.spec.KV.Allocation == "contiguous" {
-			tokens = int(r.input) + w.maxTok
+			tokens = int(r.input) + w.maxTok // the whole length it may reach
 			if c.spec.KV.MaxModelLen > 0 {
 				tokens = c.spec.KV.MaxModelLen
 			}
-			tokens = max(tokens, int(sq.target)+int(r.output))
 		}
 		need := blocksFor(tokens, c.bs) - shared - int(sq.blocks)
 		var e *prefixEntry

@@ -138,11 +138,9 @@ func (s *Sim) sendBatch(id int32, iv int) {
 // reject records a refused attempt and lets the client decide what next,
 // after the provider's error latency.
 func (s *Sim) reject(id int32, reason int, retryAfter float64, iv int) {
+	s.countRejection(id, reason, iv)
 	r := &s.reqs[id]
 	w := s.wls[r.wl]
-	w.stats.rejected[reason]++
-	w.bstats.rejected[reason]++
-	s.ser.reject(reason, iv)
 	if et := w.errTime; et > 0 {
 		r.lastRsn = int16(reason)
 		r.retryAft = retryAfter
@@ -188,4 +186,13 @@ func (s *Sim) done(id int32) {
 	p.spent += c.costIn + c.costW + c.costR + c.costOut
 	p.stats.tok.add(&c)
 	s.complete(id, &c)
+}
+
+// countRejection records a refused attempt for its workload, its backend
+// and the series.
+func (s *Sim) countRejection(id int32, reason, iv int) {
+	w := s.wls[s.reqs[id].wl]
+	w.stats.rejected[reason]++
+	w.bstats.rejected[reason]++
+	s.ser.reject(reason, iv)
 }
