@@ -2,7 +2,6 @@ package model
 
 import (
 	"fmt"
-	"math"
 	"strings"
 
 	"github.com/headroom-sim/headroom/model/perf"
@@ -210,8 +209,6 @@ func (r *replica) load() int { return r.waiting.len() + r.waitingB.len() + len(r
 func (r *replica) waitingLen() int { return r.waiting.len() + r.waitingB.len() }
 
 func blocksFor(tokens, bs int) int { return (tokens + bs - 1) / bs }
-
-var _ = math.Inf
 
 // maxTokens is the longest sequence (prompt plus output) a replica can
 // ever hold: its KV capacity, or max_model_len when that is set.

@@ -4,7 +4,6 @@ import (
 	"fmt"
 	"math"
 	"math/rand/v2"
-	"strings"
 
 	"github.com/headroom-sim/headroom/sim"
 	"github.com/headroom-sim/headroom/workloads"
@@ -173,5 +172,3 @@ func ClockString(start, t float64) string {
 	}
 	return clockString(abs)
 }
-
-var _ = strings.Join
