@@ -9,16 +9,15 @@ import (
 	"github.com/headroom-sim/headroom/scenarios"
 )
 
-// hostedConfig loads the hosted-day performance fixture with its horizon
-// cut to the given duration.
-func hostedConfig(tb testing.TB, duration string) model.Config {
+// fixtureConfig loads a scenario fixture with its horizon cut to duration.
+func fixtureConfig(tb testing.TB, path, duration string) model.Config {
 	tb.Helper()
-	f, err := os.Open("../testdata/perf/hosted-day.toml")
+	f, err := os.Open(path)
 	if err != nil {
 		tb.Fatal(err)
 	}
 	defer f.Close()
-	sc, err := scenarios.Load(f, "hosted-day.toml")
+	sc, err := scenarios.Load(f, path)
 	if err != nil {
 		tb.Fatal(err)
 	}
@@ -29,13 +28,16 @@ func hostedConfig(tb testing.TB, duration string) model.Config {
 	return c
 }
 
-// BenchmarkHostedHour simulates one hour at 100 requests/s (360,000
-// requests) through client, limiter, cache and latency model, and reports
-// the cost per simulated request.
-func BenchmarkHostedHour(b *testing.B) {
-	cfg := hostedConfig(b, "1h")
+// hostedConfig loads the hosted-day performance fixture.
+func hostedConfig(tb testing.TB, duration string) model.Config {
+	return fixtureConfig(tb, "../testdata/perf/hosted-day.toml", duration)
+}
+
+// runBenchmark builds and runs cfg b.N times, handing each result to
+// each, and returns the requests offered in all.
+func runBenchmark(b *testing.B, cfg model.Config, each func(*model.Results)) float64 {
 	b.ReportAllocs()
-	var reqs, events float64
+	var reqs float64
 	for i := 0; i < b.N; i++ {
 		s, err := model.Build(cfg)
 		if err != nil {
@@ -46,8 +48,18 @@ func BenchmarkHostedHour(b *testing.B) {
 			b.Fatal(err)
 		}
 		reqs += float64(r.Summary.Requests.Offered)
-		events += float64(r.Events)
+		each(r)
 	}
+	return reqs
+}
+
+// BenchmarkHostedHour simulates one hour at 100 requests/s (360,000
+// requests) through client, limiter, cache and latency model, and reports
+// the cost per simulated request.
+func BenchmarkHostedHour(b *testing.B) {
+	cfg := hostedConfig(b, "1h")
+	var events float64
+	reqs := runBenchmark(b, cfg, func(r *model.Results) { events += float64(r.Events) })
 	b.ReportMetric(float64(b.Elapsed().Nanoseconds())/reqs, "ns/request")
 	b.ReportMetric(events/reqs, "events/request")
 }
