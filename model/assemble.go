@@ -33,6 +33,9 @@ func (s *Sim) results(interrupted bool) *Results {
 	for _, c := range s.clus {
 		res.Backends = append(res.Backends, s.clusterResult(c, horizon))
 	}
+	for _, rt := range s.routes {
+		res.Routes = append(res.Routes, rt.stats)
+	}
 	res.Series = s.series()
 	res.Verdict = verdict(res)
 	return res

@@ -81,6 +81,20 @@ func (s *Sim) refused(id int32, reason int, retryAfter float64) {
 	r := &s.reqs[id]
 	w := s.wls[r.wl]
 	r.lastRsn = int16(reason)
+	if rt := w.route; rt != nil && retryable(reason) {
+		now := s.eng.Now()
+		if rt.spec.Cooldown > 0 {
+			rt.coolTill[r.tgt] = now + float64(rt.spec.Cooldown)
+		}
+		if rt.fallback {
+			if next := rt.nextTarget(r.tgt, now); next >= 0 {
+				rt.stats.Fallbacks++
+				r.tgt = next
+				s.sendTo(id, s.interval(now)) // the same client attempt, another backend
+				return
+			}
+		}
+	}
 	if retryable(reason) {
 		d, ok := w.retry.delay(int(r.attempts)-1, retryAfter, r.prevDelay, w.rngClient)
 		if ok {
@@ -102,7 +116,7 @@ func (s *Sim) fail(id int32, reason int) {
 	r := &s.reqs[id]
 	w := s.wls[r.wl]
 	if r.state == stService && r.batch {
-		w.prov.batchQ -= float64(r.input) // a batch-lane job that expired
+		s.tgt(r).prov.batchQ -= float64(r.input) // a batch-lane job that expired
 	}
 	w.stats.failed++
 	w.stats.failedBy[reason]++

@@ -30,22 +30,28 @@ func (s *Sim) shareGPUCost(horizon float64) {
 	for _, c := range s.clus {
 		bill, _ := s.gpuCost(c, horizon)
 		var tok int64
-		var users []*workload
+		type user struct {
+			w   *workload
+			tok int64
+		}
+		var users []user
 		for _, w := range s.wls {
-			if w.clus == c {
-				tok += w.gpuTok
-				users = append(users, w)
+			for i := range w.targets {
+				if w.targets[i].clus == c {
+					tok += w.targets[i].gpuTok
+					users = append(users, user{w, w.targets[i].gpuTok})
+				}
 			}
 		}
-		for i, w := range users {
+		for i, u := range users {
 			share := 0.0
 			switch {
 			case tok > 0:
-				share = float64(w.gpuTok) / float64(tok)
+				share = float64(u.tok) / float64(tok)
 			case i == 0:
 				share = 1
 			}
-			w.stats.tok.costGPU += bill * share
+			u.w.stats.tok.costGPU += bill * share
 		}
 		c.stats.tok.costGPU = bill
 		for i := range s.ser.cost {

@@ -6,7 +6,7 @@ import "github.com/headroom-sim/headroom/model/perf"
 func (s *Sim) sendCluster(id int32, iv int) {
 	r := &s.reqs[id]
 	w := s.wls[r.wl]
-	c := w.clus
+	c := w.targets[r.tgt].clus
 	rep := c.pickReplica()
 	if rep == nil {
 		s.reject(id, rsUnavailable, 0, iv)
@@ -406,7 +406,7 @@ func (s *Sim) completeCluster(c *cluster, id int32) {
 	t.input, t.uncached, t.read, t.output = int64(r.input), int64(r.input)-cached, cached, int64(r.output)
 	c.stats.tok.add(&t)
 	c.cs.outTok[s.interval(s.eng.Now())] += t.output
-	s.wls[r.wl].gpuTok += t.input + t.output
+	s.tgt(r).gpuTok += t.input + t.output
 	s.complete(id, &t)
 }
 

@@ -21,6 +21,7 @@ type Config struct {
 	Workloads   []WorkloadSpec
 	Providers   []ProviderSpec
 	Clusters    []ClusterSpec
+	Routes      []RouteSpec
 }
 
 // maxIntervals bounds the length of the reported series.
@@ -83,6 +84,29 @@ func (c *Config) Validate() error {
 		clusters[cl.Name] = cl
 		names = append(names, cl.Name)
 	}
+	routes := map[string]*RouteSpec{}
+	for i := range c.Routes {
+		rt := &c.Routes[i]
+		at := fmt.Sprintf("route[%d]", i)
+		if err := rt.Validate(); err != nil {
+			return workloads.Prefix(at, err)
+		}
+		if provs[rt.Name] != nil || clusters[rt.Name] != nil || routes[rt.Name] != nil {
+			return &workloads.FieldError{Key: at + ".name", Msg: fmt.Sprintf("duplicate name %q (providers, clusters and routes share one namespace)", rt.Name)}
+		}
+		for j, tn := range rt.Targets {
+			if provs[tn] == nil && clusters[tn] == nil {
+				msg := fmt.Sprintf("no provider or cluster named %q; have: %s", tn, listNames(names))
+				for _, other := range c.Routes {
+					if other.Name == tn {
+						msg = fmt.Sprintf("%q is a route: a route's targets must be providers or clusters (routes do not nest, so chains cannot loop)", tn)
+					}
+				}
+				return &workloads.FieldError{Key: fmt.Sprintf("%s.targets[%d]", at, j), Msg: msg}
+			}
+		}
+		routes[rt.Name] = rt
+	}
 	seen := map[string]bool{}
 	for i := range c.Workloads {
 		w := &c.Workloads[i]
@@ -94,6 +118,28 @@ func (c *Config) Validate() error {
 			return &workloads.FieldError{Key: at + ".name", Msg: fmt.Sprintf("duplicate workload name %q", w.Name)}
 		}
 		seen[w.Name] = true
+		if rt := routes[w.Route]; rt != nil {
+			if w.Lane == LaneBatch {
+				return &workloads.FieldError{Key: at + ".lane", Msg: "the batch lane needs a provider as the route, not a route"}
+			}
+			if w.Key != "" {
+				for _, tn := range rt.Targets {
+					if p := provs[tn]; p != nil {
+						found := false
+						for _, k := range p.Keys {
+							found = found || k.Name == w.Key
+						}
+						if !found && len(p.Keys) > 0 {
+							return &workloads.FieldError{Key: at + ".key", Msg: fmt.Sprintf("provider %q (in route %q) has no key named %q", p.Name, rt.Name, w.Key)}
+						}
+					}
+				}
+			}
+			if w.Demand.Closed() && w.Demand.Think.MeanValue() == 0 {
+				return &workloads.FieldError{Key: at + ".demand.think", Msg: "closed-loop users behind a route need a think time > 0"}
+			}
+			continue
+		}
 		if cl := clusters[w.Route]; cl != nil {
 			if w.Key != "" {
 				return &workloads.FieldError{Key: at + ".key", Msg: fmt.Sprintf("cluster %q has no API keys; remove key", cl.Name)}
@@ -108,7 +154,10 @@ func (c *Config) Validate() error {
 		}
 		p := provs[w.Route]
 		if p == nil {
-			return &workloads.FieldError{Key: at + ".route", Msg: fmt.Sprintf("no provider or cluster named %q; have: %s", w.Route, listNames(names))}
+			for n := range routes {
+				names = append(names, n)
+			}
+			return &workloads.FieldError{Key: at + ".route", Msg: fmt.Sprintf("no provider, cluster or route named %q; have: %s", w.Route, listNames(sortedNames(names)))}
 		}
 		if w.Key != "" {
 			var keys []string
@@ -145,6 +194,9 @@ func (c *Config) ApplyDefaults() {
 	for i := range c.Clusters {
 		c.Clusters[i].applyDefaults()
 	}
+	for i := range c.Routes {
+		c.Routes[i].applyDefaults()
+	}
 }
 
 // clockString formats seconds after midnight as HH:MM (or HH:MM:SS).
@@ -171,4 +223,14 @@ func ClockString(start, t float64) string {
 		return fmt.Sprintf("d%d %s", day+1, clockString(abs))
 	}
 	return clockString(abs)
+}
+
+func sortedNames(n []string) []string {
+	out := append([]string(nil), n...)
+	for i := 1; i < len(out); i++ {
+		for j := i; j > 0 && out[j] < out[j-1]; j-- {
+			out[j], out[j-1] = out[j-1], out[j]
+		}
+	}
+	return out
 }

@@ -2,24 +2,40 @@ package model
 
 import "math"
 
-// send is one attempt at the backend.
+// send is one client attempt: a route picks its target, then the attempt
+// goes there.
 func (s *Sim) send(id int32) {
 	r := &s.reqs[id]
 	w := s.wls[r.wl]
-	now := s.eng.Now()
-	iv := s.interval(now)
+	iv := s.interval(s.eng.Now())
 	r.attempts++
 	w.stats.attempts++
-	w.bstats.attempts++
 	if r.attempts > 1 {
 		w.stats.retries++
 		s.ser.retries[iv]++
 	}
-	if w.clus != nil {
+	if w.route != nil {
+		r.tgt = s.pick(w.route, w)
+	}
+	s.sendTo(id, iv)
+}
+
+// sendTo delivers the attempt to its target (r.tgt).
+func (s *Sim) sendTo(id int32, iv int) {
+	r := &s.reqs[id]
+	w := s.wls[r.wl]
+	t := &w.targets[r.tgt]
+	now := s.eng.Now()
+	t.bstats.attempts++
+	r.maxTok = int32(t.maxTok)
+	if w.route != nil {
+		w.route.stats.Targets[r.tgt].Sent++
+	}
+	if t.clus != nil {
 		s.sendCluster(id, iv)
 		return
 	}
-	p := w.prov
+	p := t.prov
 	if rs := p.outageAt(now); rs >= 0 {
 		s.reject(id, rs, 0, iv)
 		return
@@ -41,16 +57,16 @@ func (s *Sim) send(id int32) {
 		ok, dim, wait = p.org.check(now, &lm.orgCharge)
 	}
 	scope, rsBase := 0, 0
-	if ok && w.key >= 0 {
-		ks := p.keys[w.key]
+	if ok && t.key >= 0 {
+		ks := p.keys[t.key]
 		lm.keyCharge = ks.chargeFor(uncached, write, read, int(r.maxTok))
 		ok, dim, wait = ks.check(now, &lm.keyCharge)
-		scope, rsBase = w.key+1, rsKeyBase
+		scope, rsBase = t.key+1, rsKeyBase
 	}
 	if !ok {
 		p.org.rejected(now)
-		if w.key >= 0 {
-			p.keys[w.key].rejected(now)
+		if t.key >= 0 {
+			p.keys[t.key].rejected(now)
 		}
 		p.stats.reject(scope, dim, iv, now)
 		if math.IsInf(wait, 1) {
@@ -73,9 +89,9 @@ func (s *Sim) send(id int32) {
 		p.org.take(now, &lm.orgCharge, &lm.orgTix)
 		p.stats.use(0, iv, &lm.orgCharge)
 	}
-	if w.key >= 0 {
-		p.keys[w.key].take(now, &lm.keyCharge, &lm.keyTix)
-		p.stats.use(w.key+1, iv, &lm.keyCharge)
+	if t.key >= 0 {
+		p.keys[t.key].take(now, &lm.keyCharge, &lm.keyTix)
+		p.stats.use(t.key+1, iv, &lm.keyCharge)
 	}
 	p.commitCache(int(r.wl), int(r.prefix), read, write, now)
 	r.read, r.write = int32(read), int32(write)
@@ -92,7 +108,7 @@ func (s *Sim) send(id int32) {
 // serve starts service of an admitted request.
 func (s *Sim) serve(id int32) {
 	r := &s.reqs[id]
-	p := s.wls[r.wl].prov
+	p := s.tgt(r).prov
 	now := s.eng.Now()
 	if p.conCap > 0 {
 		p.conUsed++
@@ -112,7 +128,7 @@ func (s *Sim) serve(id int32) {
 // sendBatch submits a request to the provider's batch lane.
 func (s *Sim) sendBatch(id int32, iv int) {
 	r := &s.reqs[id]
-	p := s.wls[r.wl].prov
+	p := s.tgt(r).prov
 	now := s.eng.Now()
 	if lim := p.spec.Batch.MaxEnqueuedTokens; lim > 0 && p.batchQ+float64(r.input) > lim {
 		s.reject(id, rsBatchQueue, p.retryAfterHeader(60), iv)
@@ -140,8 +156,7 @@ func (s *Sim) sendBatch(id int32, iv int) {
 func (s *Sim) reject(id int32, reason int, retryAfter float64, iv int) {
 	s.countRejection(id, reason, iv)
 	r := &s.reqs[id]
-	w := s.wls[r.wl]
-	if et := w.errTime; et > 0 {
+	if et := s.tgt(r).errTime; et > 0 {
 		r.lastRsn = int16(reason)
 		r.retryAft = retryAfter
 		r.state = stBackoff
@@ -154,8 +169,8 @@ func (s *Sim) reject(id int32, reason int, retryAfter float64, iv int) {
 // done completes a request: reconcile limits, bill, record, release.
 func (s *Sim) done(id int32) {
 	r := &s.reqs[id]
-	w := s.wls[r.wl]
-	p := w.prov
+	t := s.tgt(r)
+	p := t.prov
 	now := s.eng.Now()
 	if r.batch {
 		p.batchQ -= float64(r.input)
@@ -166,9 +181,9 @@ func (s *Sim) done(id int32) {
 			p.org.settle(now, &lm.orgCharge, int(r.output), &lm.orgTix)
 			p.stats.settle(0, iv, &lm.orgCharge, int(r.output))
 		}
-		if w.key >= 0 {
-			p.keys[w.key].settle(now, &lm.keyCharge, int(r.output), &lm.keyTix)
-			p.stats.settle(w.key+1, iv, &lm.keyCharge, int(r.output))
+		if t.key >= 0 {
+			p.keys[t.key].settle(now, &lm.keyCharge, int(r.output), &lm.keyTix)
+			p.stats.settle(t.key+1, iv, &lm.keyCharge, int(r.output))
 		}
 		if p.conCap > 0 {
 			p.conUsed--
@@ -191,8 +206,12 @@ func (s *Sim) done(id int32) {
 // countRejection records a refused attempt for its workload, its backend
 // and the series.
 func (s *Sim) countRejection(id int32, reason, iv int) {
-	w := s.wls[s.reqs[id].wl]
+	r := &s.reqs[id]
+	w := s.wls[r.wl]
 	w.stats.rejected[reason]++
-	w.bstats.rejected[reason]++
+	w.targets[r.tgt].bstats.rejected[reason]++
+	if w.route != nil {
+		w.route.stats.Targets[r.tgt].Refused++
+	}
 	s.ser.reject(reason, iv)
 }

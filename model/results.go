@@ -17,6 +17,7 @@ type Results struct {
 	Tenants     []GroupResult   `json:"tenants"`
 	Priorities  []GroupResult   `json:"priorities"`
 	Backends    []BackendResult `json:"backends"`
+	Routes      []RouteResult   `json:"routes,omitempty"`
 	Series      Series          `json:"series"`
 	Verdict     []string        `json:"verdict"`
 }
@@ -242,4 +243,26 @@ type Series struct {
 	InputTokens  []int64   `json:"input_tokens"`
 	OutputTokens []int64   `json:"output_tokens"`
 	CostUSD      []float64 `json:"cost_usd"`
+}
+
+// RouteResult says where a route sent attempts and why.
+type RouteResult struct {
+	Name     string        `json:"name"`
+	Strategy string        `json:"strategy"`
+	Targets  []RouteTarget `json:"targets"`
+	// Overflows counts attempts sent past the first target because the
+	// targets before were full (overflow).
+	Overflows int64 `json:"overflows"`
+	// Fallbacks counts refused attempts moved on to the next target.
+	Fallbacks int64 `json:"fallbacks"`
+	// CooldownSkips counts targets passed over while cooling down after a
+	// refusal.
+	CooldownSkips int64 `json:"cooldown_skips"`
+}
+
+// RouteTarget is one target of a route.
+type RouteTarget struct {
+	Name    string `json:"name"`
+	Sent    int64  `json:"sent"`    // attempts sent to it
+	Refused int64  `json:"refused"` // of which refused
 }

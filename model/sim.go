@@ -46,6 +46,7 @@ type request struct {
 	write     int32
 	attempts  int32
 	lastRsn   int16
+	tgt       int8 // the target of the current attempt (workload.targets)
 	arrival   float64
 	admitted  float64
 	ttftSvc   float64
@@ -67,12 +68,8 @@ type reqLimits struct {
 type workload struct {
 	spec      *WorkloadSpec
 	idx       int
-	prov      *provider // the hosted backend, or nil
-	clus      *cluster  // the self-hosted backend, or nil
-	bstats    *backendStats
-	errTime   float64 // how long the backend takes to return an error
-	gpuTok    int64   // tokens served by a cluster (for its cost share)
-	key       int     // index into prov.keys, or -1
+	targets   []target // the backend, or a route's backends
+	route     *route   // nil when the workload names one backend
 	batch     bool
 	arrivals  *workloads.Arrivals
 	closed    bool
@@ -93,15 +90,16 @@ type workload struct {
 
 // Sim is one scenario wired for one run.
 type Sim struct {
-	cfg   Config
-	eng   sim.Engine
-	wls   []*workload
-	provs []*provider
-	clus  []*cluster
-	reps  []*replica // every cluster's replicas, indexed by evStep's Obj
-	reqs  []request
-	lims  []reqLimits
-	seqs  []seqState
+	cfg    Config
+	eng    sim.Engine
+	wls    []*workload
+	provs  []*provider
+	clus   []*cluster
+	routes []*route
+	reps   []*replica // every cluster's replicas, indexed by evStep's Obj
+	reqs   []request
+	lims   []reqLimits
+	seqs   []seqState
 	// refStepping makes clusters step every sequence one by one (the
 	// reference the fast stepping is tested against).
 	refStepping bool
@@ -121,6 +119,7 @@ func Build(cfg Config) (*Sim, error) {
 	cfg.Workloads = append([]WorkloadSpec(nil), cfg.Workloads...)
 	cfg.Providers = append([]ProviderSpec(nil), cfg.Providers...)
 	cfg.Clusters = append([]ClusterSpec(nil), cfg.Clusters...)
+	cfg.Routes = append([]RouteSpec(nil), cfg.Routes...)
 	cfg.ApplyDefaults()
 	if err := cfg.Validate(); err != nil {
 		return nil, err
@@ -145,27 +144,41 @@ func Build(cfg Config) (*Sim, error) {
 		s.clus = append(s.clus, c)
 		clByName[c.spec.Name] = c
 	}
+	rtByName := map[string]*route{}
+	for i := range s.cfg.Routes {
+		rt := newRoute(&s.cfg.Routes[i], i, &s.cfg)
+		s.routes = append(s.routes, rt)
+		rtByName[rt.spec.Name] = rt
+	}
 	for i := range s.cfg.Workloads {
 		spec := &s.cfg.Workloads[i]
-		w := &workload{spec: spec, idx: i, prov: byName[spec.Route], clus: clByName[spec.Route], key: -1, batch: spec.Lane == LaneBatch}
-		if w.clus != nil {
-			w.bstats = w.clus.stats
-			w.errTime = defaultErrorLatency
-			w.maxTok = spec.Tokens.MaxTokens
-			if w.maxTok <= 0 {
-				w.maxTok = 4096
-			}
-		} else {
-			w.bstats = w.prov.stats
-			w.errTime = w.prov.errTime
+		w := &workload{spec: spec, idx: i, batch: spec.Lane == LaneBatch}
+		names := []string{spec.Route}
+		if rt := rtByName[spec.Route]; rt != nil {
+			w.route, names = rt, rt.names
 		}
-		if w.prov != nil && len(w.prov.keys) > 0 {
-			w.key = 0
-			for k, ks := range w.prov.spec.Keys {
-				if ks.Name == spec.Key {
-					w.key = k
+		for _, n := range names {
+			t := target{name: n, prov: byName[n], clus: clByName[n], key: -1, maxTok: spec.Tokens.MaxTokens}
+			if t.clus != nil {
+				t.bstats, t.errTime = t.clus.stats, defaultErrorLatency
+				if t.maxTok <= 0 {
+					t.maxTok = 4096
+				}
+			} else {
+				t.bstats, t.errTime = t.prov.stats, t.prov.errTime
+				if t.maxTok <= 0 {
+					t.maxTok = t.prov.spec.MaxOutput
+				}
+				if len(t.prov.keys) > 0 {
+					t.key = 0
+					for k, ks := range t.prov.spec.Keys {
+						if ks.Name == spec.Key {
+							t.key = k
+						}
+					}
 				}
 			}
+			w.targets = append(w.targets, t)
 		}
 		base := "workload/" + spec.Name
 		w.rngTok = cfg.stream(base + "/tokens")
@@ -181,11 +194,9 @@ func Build(cfg Config) (*Sim, error) {
 			w.arrivals = workloads.NewArrivals(curve, spec.Demand.Arrivals, cfg.stream(base+"/arrivals"))
 		}
 		w.retry = compileRetry(spec.Client.Retry)
-		if w.prov != nil {
-			w.maxTok = spec.Tokens.MaxTokens
-			if w.maxTok <= 0 {
-				w.maxTok = w.prov.spec.MaxOutput
-			}
+		w.maxTok = w.targets[0].maxTok
+		for _, t := range w.targets {
+			w.maxTok = max(w.maxTok, t.maxTok)
 		}
 		w.semCap = spec.Client.MaxConcurrency
 		if pc := spec.Client.Pace; pc.RequestsPerMin > 0 {

@@ -31,7 +31,7 @@ var badCases = []badCase{
 	{"negative-rate.toml", 8, "rate = -5", `workload "chat".demand.rate`, []string{"must be a finite number >= 0", "got -5"}},
 	{"zero-demand.toml", 7, "hourly = [0, 0, 0]", `workload "chat".demand.hourly`, []string{"all 3 points are zero", "nothing would arrive"}},
 	{"no-demand.toml", 6, "[workload.demand]", `workload "chat".demand`, []string{"no demand given", "set exactly one of rate, hourly, curve, users, count"}},
-	{"missing-provider.toml", 4, `route = "sonet"`, `workload "chat".route`, []string{`no provider or cluster named "sonet"`, "have: sonnet"}},
+	{"missing-provider.toml", 4, `route = "sonet"`, `workload "chat".route`, []string{`no provider, cluster or route named "sonet"`, "have: sonnet"}},
 	{"no-workloads.toml", 0, "", "workload", []string{"no workloads", "add at least one [[workload]]"}},
 	{"absurd-users.toml", 7, "users = 1_000_000_000_000", `workload "chat".demand.users`, []string{"must be <= 10000000", "got 1000000000000"}},
 	{"absurd-intervals.toml", 4, `interval = "1ms"`, "interval", []string{"31622400000 intervals", "at most 1000000 allowed", "wider interval"}},
@@ -190,7 +190,7 @@ func TestOverrideProblemsPointAtTheOverride(t *testing.T) {
 		want string
 	}{
 		{scenarios.Override{Path: "provider.api.limits.rpm", Value: -3}, path + ": --set provider.api.limits.rpm: must be > 0 (or absent for no limit), got -3"},
-		{scenarios.Override{Path: "workload.chat.route", Value: "nope"}, path + `: --set workload.chat.route: no provider or cluster named "nope"; have: api`},
+		{scenarios.Override{Path: "workload.chat.route", Value: "nope"}, path + `: --set workload.chat.route: no provider, cluster or route named "nope"; have: api`},
 		{scenarios.Override{Path: "workload.chat.demand.users", Value: 3}, path + `: --set workload.chat.demand.users: cannot be combined with rate`},
 		{scenarios.Override{Path: "provider.api.limits.rpmm", Value: 3}, path + `: --set provider.api.limits.rpmm: unknown key "rpmm"`},
 		{scenarios.Override{Path: "provider.nope.limits.rpm", Value: 3}, path + `: --set provider.nope.limits.rpm: no provider named "nope"; have: api`},
@@ -227,7 +227,7 @@ name = "renamed"
 set = { "provider.api.name" = "other" }
 `
 	_, err := scenarios.LoadBytes([]byte(src), "rename.toml")
-	want := `rename.toml:12: variant "renamed": workload "chat".route: no provider or cluster named "api"; have: other`
+	want := `rename.toml:12: variant "renamed": workload "chat".route: no provider, cluster or route named "api"; have: other`
 	if err == nil || err.Error() != want {
 		t.Errorf("got  %v\nwant %s", err, want)
 	}

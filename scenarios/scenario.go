@@ -26,6 +26,7 @@ type Scenario struct {
 	Workloads   []model.WorkloadSpec `toml:"workload"`
 	Providers   []model.ProviderSpec `toml:"provider"`
 	Clusters    []model.ClusterSpec  `toml:"cluster"`
+	Routes      []model.RouteSpec    `toml:"route"`
 	Variants    []Variant            `toml:"variant"`
 
 	file string
@@ -246,7 +247,7 @@ func (s *Scenario) overrideError(err error, variant int, ov, sets []Override) er
 // config builds a Config from the (overridden and validated) scenario.
 func (s *Scenario) config(variant string) model.Config {
 	c := model.Config{Name: s.Name, Variant: variant, Seed: s.Seed, Duration: float64(s.Duration), Interval: float64(s.Interval),
-		Workloads: s.Workloads, Providers: s.Providers, Clusters: s.Clusters}
+		Workloads: s.Workloads, Providers: s.Providers, Clusters: s.Clusters, Routes: s.Routes}
 	if c.Name == "" {
 		c.Name = strings.TrimSuffix(filepath.Base(s.file), ".toml")
 	}
@@ -274,7 +275,7 @@ func (s *Scenario) validate() error {
 			return s.locate("start", err.Error())
 		}
 	}
-	c := model.Config{Duration: float64(s.Duration), Interval: float64(s.Interval), Workloads: s.Workloads, Providers: s.Providers, Clusters: s.Clusters}
+	c := model.Config{Duration: float64(s.Duration), Interval: float64(s.Interval), Workloads: s.Workloads, Providers: s.Providers, Clusters: s.Clusters, Routes: s.Routes}
 	if c.Duration == 0 {
 		c.Duration = defaultDuration
 	}
@@ -292,6 +293,7 @@ func (s *Scenario) validate() error {
 	c.Workloads = append([]model.WorkloadSpec(nil), c.Workloads...)
 	c.Providers = append([]model.ProviderSpec(nil), c.Providers...)
 	c.Clusters = append([]model.ClusterSpec(nil), c.Clusters...)
+	c.Routes = append([]model.RouteSpec(nil), c.Routes...)
 	c.ApplyDefaults()
 	if err := c.Validate(); err != nil {
 		var fe *workloads.FieldError

@@ -1,0 +1,91 @@
+package model
+
+import (
+	"fmt"
+	"math"
+
+	"github.com/headroom-sim/headroom/workloads"
+)
+
+// Routing strategies.
+const (
+	StrategyFallback = "fallback" // an ordered chain: the next target when one refuses
+	StrategyWeighted = "weighted" // a random split by weight, per attempt
+	StrategyOverflow = "overflow" // the first target whose queue is below a threshold
+)
+
+// RouteSpec sends a workload's requests to one of several backends
+// (providers or clusters): self-hosted first and a hosted API for the
+// excess, two API keys or models, and so on. A workload's route names
+// either a backend or a route.
+type RouteSpec struct {
+	Name     string    `toml:"name"`
+	Strategy string    `toml:"strategy"` // fallback (default) | weighted | overflow
+	Targets  []string  `toml:"targets"`  // providers or clusters, in order
+	Weights  []float64 `toml:"weights"`  // weighted: one per target
+	// OverflowWaiting is, for overflow, how many waiting requests make a
+	// target full: a cluster's least-loaded accepting replica, or a
+	// provider's concurrency queue (default 1: any wait overflows).
+	OverflowWaiting int `toml:"overflow_waiting"`
+	// Fallback moves a refused attempt (429 or 5xx) on to the next target
+	// at once, before the client sees it (default true for fallback,
+	// false otherwise).
+	Fallback *bool `toml:"fallback"`
+	// Cooldown skips a target for this long after it refused (LiteLLM's
+	// cooldown_time is 5 s); 0 = no cooldown.
+	Cooldown workloads.Duration `toml:"cooldown"`
+}
+
+func (r *RouteSpec) applyDefaults() {
+	if r.Strategy == "" {
+		r.Strategy = StrategyFallback
+	}
+	if r.OverflowWaiting == 0 {
+		r.OverflowWaiting = 1
+	}
+	if r.Fallback == nil {
+		f := r.Strategy == StrategyFallback
+		r.Fallback = &f
+	}
+}
+
+// Validate checks the route on its own; its targets are checked by
+// Config.Validate.
+func (r *RouteSpec) Validate() error {
+	fe := func(k, f string, a ...any) error { return &workloads.FieldError{Key: k, Msg: fmt.Sprintf(f, a...)} }
+	if r.Name == "" {
+		return fe("name", "must be set")
+	}
+	if !oneOf(r.Strategy, "", StrategyFallback, StrategyWeighted, StrategyOverflow) {
+		return fe("strategy", "must be fallback, weighted or overflow, got %q", r.Strategy)
+	}
+	if len(r.Targets) < 1 || len(r.Targets) > 64 {
+		return fe("targets", "must name 1 to 64 providers or clusters, got %d", len(r.Targets))
+	}
+	seen := map[string]bool{}
+	for i, t := range r.Targets {
+		if seen[t] {
+			return fe(fmt.Sprintf("targets[%d]", i), "%q is listed twice", t)
+		}
+		seen[t] = true
+	}
+	if r.Strategy == StrategyWeighted {
+		if len(r.Weights) != len(r.Targets) {
+			return fe("weights", "a weighted route needs one weight per target: %d targets, %d weights", len(r.Targets), len(r.Weights))
+		}
+	} else if len(r.Weights) > 0 {
+		return fe("weights", "weights apply to strategy = \"weighted\" only")
+	}
+	for i, w := range r.Weights {
+		if !(w > 0) || math.IsInf(w, 0) {
+			return fe(fmt.Sprintf("weights[%d]", i), "must be a finite number > 0, got %v", w)
+		}
+	}
+	if r.OverflowWaiting < 0 {
+		return fe("overflow_waiting", "must be >= 1")
+	}
+	if r.Cooldown < 0 {
+		return fe("cooldown", "must be >= 0")
+	}
+	return nil
+}
