@@ -101,6 +101,29 @@ func genConfig(t *rapid.T) Config {
 		}
 		clusters = append(clusters, cl)
 	}
+	var routes []RouteSpec
+	if rapid.Bool().Draw(t, "route?") {
+		var targets []string
+		for _, p := range provs {
+			targets = append(targets, p.Name)
+		}
+		if len(clusters) > 0 && rapid.Bool().Draw(t, "routeCluster?") {
+			targets = append([]string{"gpu"}, targets...)
+		}
+		rt := RouteSpec{Name: "rt", Strategy: rapid.SampledFrom([]string{StrategyFallback, StrategyWeighted, StrategyOverflow}).Draw(t, "strategy"),
+			Targets: targets, OverflowWaiting: rapid.IntRange(1, 10).Draw(t, "overflow"),
+			Cooldown: workloads.Duration(rapid.SampledFrom([]float64{0, 1, 5}).Draw(t, "cooldown"))}
+		if rt.Strategy == StrategyWeighted {
+			for range targets {
+				rt.Weights = append(rt.Weights, rapid.Float64Range(0.1, 5).Draw(t, "weight"))
+			}
+		}
+		if rapid.Bool().Draw(t, "fallbackFlag?") {
+			f := rapid.Bool().Draw(t, "fallback")
+			rt.Fallback = &f
+		}
+		routes = append(routes, rt)
+	}
 	nW := rapid.IntRange(1, 3).Draw(t, "workloads")
 	var wls []WorkloadSpec
 	for i := 0; i < nW; i++ {
@@ -111,7 +134,15 @@ func genConfig(t *rapid.T) Config {
 		if toCluster {
 			w.Route = "gpu"
 		}
-		if len(p.Keys) > 0 && !toCluster {
+		toRoute := len(routes) > 0 && rapid.Bool().Draw(t, "toRoute")
+		if toRoute {
+			w.Route = "rt"
+			toCluster = false
+			for _, tn := range routes[0].Targets {
+				toCluster = toCluster || tn == "gpu"
+			}
+		}
+		if len(p.Keys) > 0 && !toCluster && !toRoute {
 			w.Key = rapid.SampledFrom([]string{"k0", "k1"}).Draw(t, "key")
 		}
 		switch rapid.IntRange(0, 2).Draw(t, "mode") {
@@ -133,10 +164,10 @@ func genConfig(t *rapid.T) Config {
 		if w.Tokens.SharedPrefix == 0 {
 			w.Tokens.Prefixes = 1
 		}
-		if !toCluster && rapid.Bool().Draw(t, "batch?") {
+		if !toCluster && !toRoute && rapid.Bool().Draw(t, "batch?") {
 			w.Lane = LaneBatch
 		}
-		if toCluster && w.Demand.Closed() && w.Demand.Think.MeanValue() == 0 {
+		if (toCluster || toRoute) && w.Demand.Closed() && w.Demand.Think.MeanValue() == 0 {
 			w.Demand.Think = workloads.Fixed(0.5)
 		}
 		w.Client = ClientSpec{MaxConcurrency: rapid.IntRange(0, 30).Draw(t, "maxconc"),
@@ -151,7 +182,7 @@ func genConfig(t *rapid.T) Config {
 		wls = append(wls, w)
 	}
 	return Config{Name: "random", Seed: rapid.Uint64().Draw(t, "seed"), Duration: rapid.Float64Range(30, 300).Draw(t, "duration"),
-		Interval: 30, Workloads: wls, Providers: provs, Clusters: clusters}
+		Interval: 30, Workloads: wls, Providers: provs, Clusters: clusters, Routes: routes}
 }
 
 // checker wraps a Sim and checks invariants after every event.
@@ -269,8 +300,21 @@ func TestRandomScenarioInvariants(t *testing.T) {
 			}
 			att += b.Attempts
 		}
-		if att != r.Summary.Attempts.Total {
-			t.Fatalf("backend attempts %d, client attempts %d", att, r.Summary.Attempts.Total)
+		var fallbacks int64
+		for _, rt := range r.Routes {
+			fallbacks += rt.Fallbacks
+			var sent int64
+			for _, tg := range rt.Targets {
+				sent += tg.Sent
+				if tg.Refused > tg.Sent {
+					t.Fatalf("route %s target %s: %d refused of %d sent", rt.Name, tg.Name, tg.Refused, tg.Sent)
+				}
+			}
+		}
+		// Every client attempt reaches a backend once, plus once more per
+		// fallback hop.
+		if att != r.Summary.Attempts.Total+fallbacks {
+			t.Fatalf("backend attempts %d, client attempts %d + fallbacks %d", att, r.Summary.Attempts.Total, fallbacks)
 		}
 		var sc int64
 		for _, v := range r.Series.Completed {
