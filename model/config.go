@@ -105,6 +105,13 @@ func (c *Config) Validate() error {
 				return &workloads.FieldError{Key: fmt.Sprintf("%s.targets[%d]", at, j), Msg: msg}
 			}
 		}
+		served := false
+		for _, tn := range rt.Targets {
+			served = served || provs[tn] != nil || clusters[tn].maxReplicas() > 0
+		}
+		if !served {
+			return &workloads.FieldError{Key: at + ".targets", Msg: "every target is a cluster with zero replicas: nothing could serve this route"}
+		}
 		routes[rt.Name] = rt
 	}
 	seen := map[string]bool{}
@@ -141,6 +148,9 @@ func (c *Config) Validate() error {
 			continue
 		}
 		if cl := clusters[w.Route]; cl != nil {
+			if cl.maxReplicas() == 0 {
+				return &workloads.FieldError{Key: at + ".route", Msg: fmt.Sprintf("cluster %q has zero replicas, so nothing could serve this workload; give it replicas or route elsewhere", cl.Name)}
+			}
 			if w.Key != "" {
 				return &workloads.FieldError{Key: at + ".key", Msg: fmt.Sprintf("cluster %q has no API keys; remove key", cl.Name)}
 			}

@@ -12,7 +12,7 @@ import (
 // name, exactly as to a provider.
 type ClusterSpec struct {
 	Name     string `toml:"name"`
-	Replicas int    `toml:"replicas"` // identical replicas behind one router
+	Replicas int    `toml:"replicas"` // identical replicas behind one router (0: switched off; no traffic may depend on it)
 	GPU      string `toml:"gpu"`      // catalogue name (see `headroom catalogue`), for the roofline and KV capacity
 	Model    string `toml:"model"`    // catalogue name of the served model
 	// TensorParallel is GPUs per replica (default 1).
@@ -176,8 +176,8 @@ func (c *ClusterSpec) Validate() error {
 	if c.Name == "" {
 		return fe("name", "must be set")
 	}
-	if c.Replicas < 1 || c.Replicas > 100_000 {
-		return fe("replicas", "must be between 1 and 100000, got %d", c.Replicas)
+	if c.Replicas < 0 || c.Replicas > 100_000 {
+		return fe("replicas", "must be between 0 and 100000, got %d", c.Replicas)
 	}
 	if c.TensorParallel < 1 || c.TensorParallel > 64 {
 		return fe("tensor_parallel", "must be between 1 and 64, got %d", c.TensorParallel)

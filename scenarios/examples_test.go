@@ -313,3 +313,27 @@ func TestLlamaH100(t *testing.T) {
 		t.Errorf("two replicas: preemptions %d, KV use %.2f", c.Preemptions, c.MeanKVUse)
 	}
 }
+
+// Seed 002's hybrid: self-hosted evaluation overflows to the hosted fast
+// model only at the peak; switched-off clusters cost nothing; the three
+// options complete everything and differ in cost.
+func TestHybridExample(t *testing.T) {
+	res := runExample(t, "hybrid")
+	hybrid, hosted, self := res[0], res[1], res[2]
+	for _, r := range res {
+		if q := r.Summary.Requests; q.Failed != 0 || q.Completed < q.Offered-10 {
+			t.Errorf("%s: requests %+v", r.Variant, q)
+		}
+	}
+	if len(hybrid.Routes) != 1 || hybrid.Routes[0].Overflows == 0 {
+		t.Fatalf("hybrid: no overflow to the hosted model: %+v", hybrid.Routes)
+	}
+	for _, b := range hybrid.Backends {
+		if b.Name == "capable-gpu" && b.Cost.Total != 0 {
+			t.Errorf("a cluster with zero replicas cost $%.2f", b.Cost.Total)
+		}
+	}
+	if !(hosted.Summary.Cost.Total > hybrid.Summary.Cost.Total && hybrid.Summary.Cost.Total > self.Summary.Cost.Total) {
+		t.Errorf("cost per day: hosted $%.0f, hybrid $%.0f, self-hosted $%.0f", hosted.Summary.Cost.Total, hybrid.Summary.Cost.Total, self.Summary.Cost.Total)
+	}
+}

@@ -43,7 +43,7 @@ var badCases = []badCase{
 	{"duplicate-workload.toml", 9, `name = "chat"`, `workload "chat".name`, []string{`duplicate workload name "chat"`}},
 	{"cluster-model-too-big.toml", 12, `model = "llama-3.1-70b"`, `cluster "gpu".model`, []string{"do not fit", "raise tensor_parallel"}},
 	{"cluster-table-not-monotone.toml", 13, `times = ["100ms", "90ms", "500ms"]`, `cluster "gpu".step.times[1]`, []string{"not monotone: batch 8 takes 90ms but batch 1 takes 100ms"}},
-	{"cluster-zero-replicas.toml", 10, "replicas = 0", `cluster "gpu".replicas`, []string{"must be between 1 and 100000, got 0"}},
+	{"cluster-zero-replicas.toml", 4, `route = "gpu"`, `workload "chat".route`, []string{`cluster "gpu" has zero replicas`, "give it replicas or route elsewhere"}},
 	{"missing-key.toml", 6, `key = "prod"`, `workload "chat".key`, []string{`provider "api" has no key named "prod"`, "have: staging"}},
 }
 
