@@ -24,7 +24,12 @@ func (s *Sim) newRequest(w *workload, now float64) {
 	id := s.alloc()
 	r := &s.reqs[id]
 	gen := r.gen + 1
-	in, out, prefix := w.spec.Tokens.Sample(w.rngTok)
+	var in, out, prefix int
+	if w.fixedTok {
+		in, out = w.fixIn, w.fixOut
+	} else {
+		in, out, prefix = w.spec.Tokens.Sample(w.rngTok)
+	}
 	*r = request{gen: gen, wl: int32(w.idx), batch: w.batch, input: int32(in), output: int32(out), prefix: int32(prefix),
 		maxTok: int32(w.maxTok), arrival: now, lastRsn: -1}
 	if int(r.output) > w.maxTok {

@@ -66,26 +66,30 @@ type reqLimits struct {
 
 // workload is a workload's run-time state, including its client.
 type workload struct {
-	spec      *WorkloadSpec
-	idx       int
-	targets   []target // the backend, or a route's backends
-	route     *route   // nil when the workload names one backend
-	batch     bool
-	arrivals  *workloads.Arrivals
-	closed    bool
-	job       bool
-	rngTok    *rand.Rand
-	rngThink  *rand.Rand
-	rngClient *rand.Rand
-	retry     retryPolicy
-	maxTok    int
-	semCap    int
-	semUsed   int
-	semQ      deque
-	paceReq   *tokenBucket
-	paceTok   *tokenBucket
-	slo       [3]float64
-	stats     *groupStats
+	spec    *WorkloadSpec
+	idx     int
+	targets []target // the backend, or a route's backends
+	route   *route   // nil when the workload names one backend
+	// fixedTok is set when every request has the same tokens (fixed
+	// distributions, one prefix): they are drawn once.
+	fixedTok      bool
+	fixIn, fixOut int
+	batch         bool
+	arrivals      *workloads.Arrivals
+	closed        bool
+	job           bool
+	rngTok        *rand.Rand
+	rngThink      *rand.Rand
+	rngClient     *rand.Rand
+	retry         retryPolicy
+	maxTok        int
+	semCap        int
+	semUsed       int
+	semQ          deque
+	paceReq       *tokenBucket
+	paceTok       *tokenBucket
+	slo           [3]float64
+	stats         *groupStats
 }
 
 // Sim is one scenario wired for one run.
@@ -192,6 +196,10 @@ func Build(cfg Config) (*Sim, error) {
 				return nil, workloads.Prefix("workload["+itoa(i)+"].demand", err)
 			}
 			w.arrivals = workloads.NewArrivals(curve, spec.Demand.Arrivals, cfg.stream(base+"/arrivals"))
+		}
+		if tk := spec.Tokens; tk.Input.Kind == workloads.KindFixed && tk.Output.Kind == workloads.KindFixed && tk.Prefixes <= 1 {
+			w.fixedTok = true
+			w.fixIn, w.fixOut, _ = tk.Sample(nil)
 		}
 		w.retry = compileRetry(spec.Client.Retry)
 		w.maxTok = w.targets[0].maxTok

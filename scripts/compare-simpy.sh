@@ -20,7 +20,7 @@ MU=${MU:-1}
 C=${C:-4}
 HOURS=${HOURS:-100}
 SEED=${SEED:-1}
-REPS=${REPS:-3}
+REPS=${REPS:-5}
 MIN_RATIO=${MIN_RATIO:-50}
 PYTHON=${PYTHON:-/usr/bin/python3}
 
