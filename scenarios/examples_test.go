@@ -337,3 +337,19 @@ func TestHybridExample(t *testing.T) {
 		t.Errorf("cost per day: hosted $%.0f, hybrid $%.0f, self-hosted $%.0f", hosted.Summary.Cost.Total, hybrid.Summary.Cost.Total, self.Summary.Cost.Total)
 	}
 }
+
+// Seeds 000/001: two models with separate limits hold a peak one model's
+// tier cannot; so does the next tier.
+func TestTwoModelsExample(t *testing.T) {
+	res := runExample(t, "two-models")
+	spread, one, higher := res[0], res[1], res[2]
+	if spread.Summary.Requests.Failed != 0 || higher.Summary.Requests.Failed != 0 {
+		t.Errorf("failed: spread %d, higher tier %d; want none", spread.Summary.Requests.Failed, higher.Summary.Requests.Failed)
+	}
+	if one.Summary.Attempts.Rejected["itpm"] == 0 || one.Summary.Requests.Failed == 0 {
+		t.Errorf("one model: itpm 429s %d, failed %d; want the tier to bind", one.Summary.Attempts.Rejected["itpm"], one.Summary.Requests.Failed)
+	}
+	st := spread.Routes[0]
+	a, b := float64(st.Targets[0].Sent), float64(st.Targets[1].Sent)
+	within(t, "share to model-a", a/(a+b), 2.0/3, 0.03)
+}
