@@ -94,7 +94,24 @@ func (c *Config) Validate() error {
 		if provs[rt.Name] != nil || clusters[rt.Name] != nil || routes[rt.Name] != nil {
 			return &workloads.FieldError{Key: at + ".name", Msg: fmt.Sprintf("duplicate name %q (providers, clusters and routes share one namespace)", rt.Name)}
 		}
-		for j, tn := range rt.Targets {
+		for j, full := range rt.Targets {
+			tn, key := splitTarget(full)
+			if key != "" {
+				p := provs[tn]
+				if p == nil {
+					return &workloads.FieldError{Key: fmt.Sprintf("%s.targets[%d]", at, j), Msg: fmt.Sprintf("%q: no provider named %q (a \"provider:key\" target names one API key of a provider)", full, tn)}
+				}
+				var keys []string
+				found := false
+				for _, k := range p.Keys {
+					keys = append(keys, k.Name)
+					found = found || k.Name == key
+				}
+				if !found {
+					return &workloads.FieldError{Key: fmt.Sprintf("%s.targets[%d]", at, j), Msg: fmt.Sprintf("provider %q has no key named %q; have: %s", tn, key, listNames(keys))}
+				}
+				continue
+			}
 			if provs[tn] == nil && clusters[tn] == nil {
 				msg := fmt.Sprintf("no provider or cluster named %q; have: %s", tn, listNames(names))
 				for _, other := range c.Routes {
@@ -106,7 +123,8 @@ func (c *Config) Validate() error {
 			}
 		}
 		served := false
-		for _, tn := range rt.Targets {
+		for _, full := range rt.Targets {
+			tn, _ := splitTarget(full)
 			served = served || provs[tn] != nil || clusters[tn].maxReplicas() > 0
 		}
 		if !served {
@@ -130,8 +148,9 @@ func (c *Config) Validate() error {
 				return &workloads.FieldError{Key: at + ".lane", Msg: "the batch lane needs a provider as the route, not a route"}
 			}
 			if w.Key != "" {
-				for _, tn := range rt.Targets {
-					if p := provs[tn]; p != nil {
+				for _, full := range rt.Targets {
+					tn, k := splitTarget(full)
+					if p := provs[tn]; p != nil && k == "" {
 						found := false
 						for _, k := range p.Keys {
 							found = found || k.Name == w.Key

@@ -141,3 +141,33 @@ func TestRouteValidation(t *testing.T) {
 		}
 	}
 }
+
+// A route across two API keys of one provider: each key has its own RPM
+// under the org's aggregate, and the fallback moves a key's refusals to the
+// other key until the org limit binds.
+func TestRouteAcrossKeys(t *testing.T) {
+	c := routeConfig(10, RouteSpec{Name: "keys", Targets: []string{"a:k1", "a:k2"}}, LimitsSpec{RPM: 450}, LimitsSpec{})
+	c.Providers[0].Keys = []KeySpec{{Name: "k1", Limits: LimitsSpec{RPM: 300}}, {Name: "k2", Limits: LimitsSpec{RPM: 300}}}
+	r := mustRun(t, c)
+	st := routeStats(t, r)
+	if st.Fallbacks == 0 {
+		t.Fatal("no fallback from k1 to k2")
+	}
+	// Together the keys could pass 600/min; the org passes 450/min (7.5/s).
+	within(t, "admitted per second", float64(r.Backends[0].Admitted)/r.DurationS, 7.5+450.0/1800, 0.03)
+	var keyRPM, orgRPM int64
+	for _, l := range r.Backends[0].Limits {
+		if l.Dimension == "rpm" && l.Scope == "org" {
+			orgRPM = l.Rejected
+		} else if l.Dimension == "rpm" {
+			keyRPM += l.Rejected
+		}
+	}
+	if keyRPM == 0 || orgRPM == 0 {
+		t.Errorf("rpm refusals: keys %d, org %d; want both", keyRPM, orgRPM)
+	}
+	c.Routes[0].Targets = []string{"a:k1", "a:nope"}
+	if _, err := Build(c); err == nil || !strings.Contains(err.Error(), `provider "a" has no key named "nope"; have: k1, k2`) {
+		t.Errorf("bad key target: %v", err)
+	}
+}

@@ -161,8 +161,12 @@ func Build(cfg Config) (*Sim, error) {
 		if rt := rtByName[spec.Route]; rt != nil {
 			w.route, names = rt, rt.names
 		}
-		for _, n := range names {
-			t := target{name: n, prov: byName[n], clus: clByName[n], key: -1, maxTok: spec.Tokens.MaxTokens}
+		for _, full := range names {
+			n, keyName := splitTarget(full)
+			if keyName == "" {
+				keyName = spec.Key
+			}
+			t := target{name: full, prov: byName[n], clus: clByName[n], key: -1, maxTok: spec.Tokens.MaxTokens}
 			if t.clus != nil {
 				t.bstats, t.errTime = t.clus.stats, defaultErrorLatency
 				if t.maxTok <= 0 {
@@ -176,7 +180,7 @@ func Build(cfg Config) (*Sim, error) {
 				if len(t.prov.keys) > 0 {
 					t.key = 0
 					for k, ks := range t.prov.spec.Keys {
-						if ks.Name == spec.Key {
+						if ks.Name == keyName {
 							t.key = k
 						}
 					}

@@ -89,3 +89,14 @@ func (r *RouteSpec) Validate() error {
 	}
 	return nil
 }
+
+// splitTarget splits a route target "provider:key" (one API key of a
+// provider) into its parts; a plain name has no key.
+func splitTarget(t string) (backend, key string) {
+	for i := len(t) - 1; i >= 0; i-- {
+		if t[i] == ':' {
+			return t[:i], t[i+1:]
+		}
+	}
+	return t, ""
+}
