@@ -19,7 +19,6 @@ type cluster struct {
 	bs       int // KV block size
 	blocks   int // KV blocks per replica
 	replicas []*replica
-	gpus     int
 	maxSeqs  int // current max_num_seqs (the schedule may change it)
 	target   int // replicas that should be provisioned now
 	// replicaBase is the index of replica 0 in Sim.replicas (event Obj).
@@ -30,7 +29,6 @@ type cluster struct {
 
 // seqState is a request's progress on a replica, kept apart from request.
 type seqState struct {
-	replica   int32
 	computed  int32 // prompt tokens whose KV is computed (cached prefix included)
 	target    int32 // prompt tokens to compute: input, plus generated tokens after a recompute
 	generated int32
@@ -53,7 +51,7 @@ type seqState struct {
 // capacity in blocks.
 func buildCluster(spec *ClusterSpec, idx int, nInt int) (*cluster, error) {
 	c := &cluster{spec: spec, idx: idx, chunked: *spec.ChunkedPrefill, priority: spec.Order == "priority",
-		bs: spec.KV.BlockSize, gpus: spec.Replicas * spec.TensorParallel}
+		bs: spec.KV.BlockSize}
 	var g perf.GPU
 	var m perf.Model
 	haveHW := spec.GPU != "" && spec.Model != ""
@@ -179,7 +177,6 @@ type replica struct {
 	running  []int32
 	free     int // free KV blocks
 	prefixes map[int64]*prefixEntry
-	stepEnd  float64
 	// what the cluster gauges last counted for this replica
 	lastBatch int
 	lastUsed  int

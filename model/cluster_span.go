@@ -40,7 +40,6 @@ type span struct {
 	k0      int64   // iteration index of its first iteration
 	m       int     // iterations in it
 	applied int     // iterations whose start has been applied
-	start   float64 // start time of iteration k0
 	at      float64 // start time of iteration k0+applied (when applied < m)
 	dec     int     // decode count (constant over the span)
 	cdec0   float64 // total context at iteration k0
@@ -96,7 +95,7 @@ func (s *Sim) launchSpan(c *cluster, rep *replica, b *perf.Batch) bool {
 		return false
 	}
 	now := s.eng.Now()
-	rep.span = span{on: true, k0: k0, m: m, applied: 1, start: now, dec: b.Decode, cdec0: b.Context}
+	rep.span = span{on: true, k0: k0, m: m, applied: 1, dec: b.Decode, cdec0: b.Context}
 	// Iteration times, kept for syncSpan; the buffer is reused.
 	dts := rep.spanDT[:0]
 	t := now
@@ -113,7 +112,6 @@ func (s *Sim) launchSpan(c *cluster, rep *replica, b *perf.Batch) bool {
 	}
 	c.cs.steps++
 	s.clusterGauges(c, rep)
-	rep.stepEnd = t
 	s.eng.Schedule(t, evStep, int32(c.replicaBase+rep.idx), rep.gen)
 	return true
 }
@@ -150,7 +148,6 @@ func (s *Sim) cutSpan(c *cluster, rep *replica) {
 	sp.m = sp.applied // the running iteration is the last
 	sp.cut = true
 	rep.gen++
-	rep.stepEnd = sp.at
 	s.eng.Schedule(sp.at, evStep, int32(c.replicaBase+rep.idx), rep.gen)
 }
 

@@ -24,7 +24,7 @@ func (s *Sim) sendCluster(id int32, iv int) {
 	now := s.eng.Now()
 	c.stats.admitted++
 	lg := s.seqs[id].lazyGen // keep stamps of old heap entries stale
-	s.seqs[id] = seqState{replica: int32(rep.idx), target: r.input, prefix: -1, lazyGen: lg}
+	s.seqs[id] = seqState{target: r.input, prefix: -1, lazyGen: lg}
 	r.state = stBackendQueue
 	s.ser.queue.Add(now, 1)
 	c.cs.waitG.Add(now, 1)
@@ -223,10 +223,9 @@ func (s *Sim) launch(c *cluster, rep *replica, b *perf.Batch) {
 		rep.busy = true
 		c.cs.busyG.Add(now, 1)
 	}
-	rep.stepEnd = now + dt
 	c.cs.steps++
 	s.clusterGauges(c, rep)
-	s.eng.Schedule(rep.stepEnd, evStep, int32(c.replicaBase+rep.idx), rep.gen)
+	s.eng.Schedule(now+dt, evStep, int32(c.replicaBase+rep.idx), rep.gen)
 }
 
 // ensureBlocks makes room for a running sequence (at position pos) to hold

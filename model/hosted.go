@@ -121,8 +121,7 @@ func (s *Sim) serve(id int32) {
 	if r.output > 1 {
 		e2e += p.lat.tpotDraw(p.rngLat) * float64(r.output-1)
 	}
-	r.doneAt = now + e2e
-	s.eng.Schedule(r.doneAt, evDone, id, r.gen)
+	s.eng.Schedule(now+e2e, evDone, id, r.gen)
 }
 
 // sendBatch submits a request to the provider's batch lane.
@@ -142,13 +141,11 @@ func (s *Sim) sendBatch(id int32, iv int) {
 	if d > float64(p.spec.Batch.Window) {
 		r.lastRsn = rsBatchExpired
 		r.retryAft = 0
-		r.doneAt = now + float64(p.spec.Batch.Window)
-		s.eng.Schedule(r.doneAt, evFail, id, r.gen)
+		s.eng.Schedule(now+float64(p.spec.Batch.Window), evFail, id, r.gen)
 		return
 	}
 	r.ttftSvc = d
-	r.doneAt = now + d
-	s.eng.Schedule(r.doneAt, evDone, id, r.gen)
+	s.eng.Schedule(now+d, evDone, id, r.gen)
 }
 
 // reject records a refused attempt and lets the client decide what next,

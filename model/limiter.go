@@ -197,10 +197,3 @@ func (s *limitSet) settle(now float64, c *charge, out int, t *[numDims]uint64) {
 		}
 	}
 }
-
-// release gives back everything charged under c (an attempt that was
-// admitted and then failed before producing output is not billed, but
-// providers differ; Headroom refunds only the output reservation).
-func (s *limitSet) releaseOutput(now float64, c *charge, t *[numDims]uint64) {
-	s.settle(now, c, 0, t)
-}

@@ -50,7 +50,6 @@ type request struct {
 	arrival   float64
 	admitted  float64
 	ttftSvc   float64
-	doneAt    float64
 	prevDelay float64
 	retryAft  float64
 }
@@ -262,9 +261,6 @@ func (s *Sim) Run(ctx context.Context) (*Results, error) {
 	res := s.results(err != nil)
 	return res, err
 }
-
-// Engine exposes the kernel for tests and benchmarks.
-func (s *Sim) Engine() *sim.Engine { return &s.eng }
 
 func (s *Sim) start() {
 	for _, w := range s.wls {

@@ -137,7 +137,6 @@ func (q *Queue) Pop() (e Event, ok bool) {
 	return top, true
 }
 
-// popUntil pops the earliest event if its time key is at most limit.
 // ReplaceTop removes the earliest event and schedules e, with one sift
 // instead of the two a Pop and a Push would take. The queue must not be
 // empty. The order events come out in is exactly that of Pop then Push.
@@ -157,13 +156,6 @@ func (q *Queue) peekUntil(limit uint64) (e Event, ok bool) {
 		return Event{}, false
 	}
 	return q.items[0].event(), true
-}
-
-func (q *Queue) popUntil(limit uint64) (e Event, ok bool) {
-	if len(q.items) == 0 || q.items[0].key > limit {
-		return Event{}, false
-	}
-	return q.Pop()
 }
 
 // Reset empties the queue but keeps its storage.
