@@ -18,6 +18,11 @@ type Document struct {
 	Generator string           `json:"generator"`
 	Scenario  ScenarioInfo     `json:"scenario"`
 	Variants  []*model.Results `json:"variants"`
+	// Replications is how many independent replications each variant ran
+	// (0 or 1: one). Variants hold the first replication's full results;
+	// Summary holds every variant's key figures over all of them.
+	Replications int              `json:"replications,omitempty"`
+	Summary      []VariantSummary `json:"summary,omitempty"`
 }
 
 // ScenarioInfo identifies the scenario that was run.
