@@ -5,13 +5,29 @@ OUT       ?= out
 FUZZTIME  ?= 30s
 VERSION   ?= $(shell git describe --tags --always --dirty 2>/dev/null || echo dev)
 LDFLAGS   := -X main.version=$(VERSION)
+# The ECharts runtime inlined into HTML reports (see report/htmlreport/assets).
+ECHARTS_VERSION := 5.6.0
+ECHARTS_SHA256  := bf4a223524e40b77c304bec67e1222cf551f14880cf42c69dc046558e11c07b1
+ASSETS_DIR      := report/htmlreport/assets
 
-.PHONY: all build run test test-short bench perf fuzz lint compare-simpy clean
+.PHONY: all build run test test-short test-browser bench perf fuzz lint compare-simpy clean assets browser
 
 all: lint test build
 
+## assets: fetch the pinned ECharts runtime for HTML reports (no-op when present; warns and goes on without npm)
+assets:
+	@bash scripts/fetch-echarts.sh $(ECHARTS_VERSION) $(ECHARTS_SHA256) $(ASSETS_DIR)
+
+## browser: install Debian's chromium for the HTML report's browser test (skipped when /usr/bin/chromium exists)
+browser:
+	@if [ -x /usr/bin/chromium ]; then :; \
+	elif command -v apt-get >/dev/null && [ "$$(id -u)" = 0 ]; then \
+		(apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium >/dev/null) || \
+		echo "browser: could not install chromium; the browser test will skip" >&2; \
+	else echo "browser: chromium absent and not root with apt-get; the browser test will skip" >&2; fi
+
 ## build: compile the headroom binary into bin/
-build:
+build: assets
 	$(GO) build -ldflags "$(LDFLAGS)" -o $(BIN) ./cmd/headroom
 
 ## run: simulate the embedded default scenario and write its outputs to out/
@@ -19,9 +35,13 @@ run: build
 	$(BIN) run --json $(OUT)/morning-peak.json --csv $(OUT)/morning-peak
 
 ## test: vet and run every test (what CI runs)
-test:
+test: assets
 	$(GO) vet ./...
 	$(GO) test -count=1 ./...
+
+## test-browser: only the HTML report's headless-chromium test, keeping its screenshots under out/artifacts
+test-browser: assets browser
+	$(GO) test -count=1 -run Browser -v -artifacts -outputdir $(CURDIR)/$(OUT)/artifacts ./report/htmlreport/
 
 ## test-short: skip the long statistical checks
 test-short:

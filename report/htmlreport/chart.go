@@ -1,0 +1,129 @@
+package htmlreport
+
+import (
+	"encoding/json"
+	"fmt"
+	"html/template"
+
+	"github.com/go-echarts/go-echarts/v2/charts"
+	"github.com/go-echarts/go-echarts/v2/opts"
+)
+
+// chartHeight is the height of every chart container, in CSS pixels.
+const chartHeight = 420
+
+// chartView is one chart on the page: a container with a fixed ID and the
+// ECharts option that draws into it.
+type chartView struct {
+	ID string
+	// Option is the chart's ECharts option as JSON, encoded with HTML
+	// escaping so that it is safe inside a <script> element.
+	Option template.JS
+	// Unit is appended to values in the tooltip ("" for none).
+	Unit string
+	// Note explains what the chart shows, under it.
+	Note string
+}
+
+// echart is what go-echarts' charts offer for rendering elsewhere.
+type echart interface {
+	Validate()
+	JSON() map[string]interface{}
+}
+
+// newView validates a go-echarts chart and encodes its option. The option
+// goes through encoding/json with HTML escaping on (so "<" is written as
+// \u003c) and never through go-echarts' "__f__" function substitution, so
+// no user string can end the script or become code.
+func newView(id string, c echart, unit, note string) (chartView, error) {
+	c.Validate()
+	b, err := json.Marshal(c.JSON())
+	if err != nil {
+		return chartView{}, fmt.Errorf("chart %s: %w", id, err)
+	}
+	return chartView{ID: id, Option: template.JS(b), Unit: unit, Note: note}, nil
+}
+
+// axisChart holds what every chart with axes shares.
+type axisChart struct {
+	id, title, subtitle string
+	xName, yName        string
+	xType               string // "category" (default), "value" or "log"
+	legend              bool
+	zoom                bool
+}
+
+// globals returns the global options of an axis chart: a fixed chart ID,
+// title and subtitle, tooltip on the axis, a scrollable legend at the
+// bottom, named axes, zoom for time series, and no animation.
+func (a axisChart) globals() []charts.GlobalOpts {
+	g := []charts.GlobalOpts{
+		charts.WithInitializationOpts(opts.Initialization{ChartID: a.id, Height: fmt.Sprintf("%dpx", chartHeight), Width: "100%"}),
+		charts.WithAnimation(false),
+		charts.WithTitleOpts(opts.Title{Title: a.title, Subtitle: a.subtitle, Left: "center"}),
+		charts.WithTooltipOpts(opts.Tooltip{Show: opts.Bool(true), Trigger: "axis"}),
+		charts.WithLegendOpts(opts.Legend{Show: opts.Bool(a.legend), Type: "scroll", Bottom: "0"}),
+		charts.WithGridOpts(opts.Grid{Top: "72", Bottom: "78", Left: "64", Right: "72", ContainLabel: opts.Bool(true)}),
+		charts.WithXAxisOpts(opts.XAxis{Name: a.xName, Type: a.xType, NameLocation: "middle", NameGap: 26}),
+		charts.WithYAxisOpts(opts.YAxis{Name: a.yName}),
+		charts.WithToolboxOpts(opts.Toolbox{Show: opts.Bool(false)}),
+	}
+	if a.zoom {
+		g = append(g, charts.WithDataZoomOpts(opts.DataZoom{Type: "inside"}))
+	}
+	return g
+}
+
+// newLine starts a line chart with the shared options.
+func (a axisChart) newLine() *charts.Line {
+	l := charts.NewLine()
+	l.SetGlobalOptions(a.globals()...)
+	return l
+}
+
+// newBar starts a bar chart with the shared options.
+func (a axisChart) newBar() *charts.Bar {
+	b := charts.NewBar()
+	b.SetGlobalOptions(a.globals()...)
+	return b
+}
+
+// lineOpts are the series options of a plain time-series line.
+func lineOpts(extra ...charts.SeriesOpts) []charts.SeriesOpts {
+	o := []charts.SeriesOpts{
+		charts.WithLineChartOpts(opts.LineChart{ShowSymbol: opts.Bool(false)}),
+		charts.WithLineStyleOpts(opts.LineStyle{Width: 1.5}),
+	}
+	return append(o, extra...)
+}
+
+// dashed marks a series with a dashed line (the second of a pair, such as
+// p50 beside p95).
+func dashed() charts.SeriesOpts {
+	return charts.WithLineStyleOpts(opts.LineStyle{Width: 1.5, Type: "dashed"})
+}
+
+// limitLines draws horizontal mark lines at the given values, labelled.
+func limitLines(lines []markLine) []charts.SeriesOpts {
+	if len(lines) == 0 {
+		return nil
+	}
+	items := make([]opts.MarkLineNameYAxisItem, len(lines))
+	for i, l := range lines {
+		items[i] = opts.MarkLineNameYAxisItem{Name: l.name, YAxis: round4(l.value)}
+	}
+	return []charts.SeriesOpts{
+		charts.WithMarkLineNameYAxisItemOpts(items...),
+		charts.WithMarkLineStyleOpts(opts.MarkLineStyle{
+			Symbol:    []string{"none", "none"},
+			Label:     &opts.Label{Show: opts.Bool(true), Position: "insideEndTop", Formatter: "{b}"},
+			LineStyle: &opts.LineStyle{Type: "dashed", Width: 1.5, Color: "#c23531"},
+		}),
+	}
+}
+
+// markLine is a labelled horizontal line: a limit or an SLO.
+type markLine struct {
+	name  string
+	value float64
+}

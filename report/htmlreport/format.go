@@ -1,0 +1,154 @@
+package htmlreport
+
+import (
+	"fmt"
+	"math"
+	"strconv"
+	"strings"
+)
+
+// seconds formats a duration in seconds as the terminal report does:
+// 350ms, 4.2s, 3m10s, 2h05m.
+func seconds(s float64) string {
+	neg := ""
+	if s < 0 {
+		neg, s = "-", -s
+	}
+	var out string
+	switch {
+	case s == 0:
+		out = "0"
+	case s < 1:
+		out = fmt.Sprintf("%.0fms", s*1000)
+	case s < 60:
+		out = fmt.Sprintf("%.1fs", s)
+	case s < 3600:
+		out = fmt.Sprintf("%dm%02ds", int(s)/60, int(s)%60)
+	case math.Mod(s, 3600) == 0:
+		out = fmt.Sprintf("%dh", int(s)/3600)
+	default:
+		out = fmt.Sprintf("%dh%02dm", int(s)/3600, (int(s)%3600)/60)
+	}
+	return neg + out
+}
+
+// count formats an integer with thousands separators.
+func count(v int64) string {
+	s := strconv.FormatInt(v, 10)
+	neg := strings.HasPrefix(s, "-")
+	s = strings.TrimPrefix(s, "-")
+	var b strings.Builder
+	for i, c := range s {
+		if i > 0 && (len(s)-i)%3 == 0 {
+			b.WriteByte(',')
+		}
+		b.WriteRune(c)
+	}
+	if neg {
+		return "-" + b.String()
+	}
+	return b.String()
+}
+
+// usd formats dollars: cents below $100, whole dollars with separators
+// above.
+func usd(v float64) string {
+	if v < 0 {
+		return "-" + usd(-v)
+	}
+	if v < 100 {
+		return fmt.Sprintf("$%.2f", v)
+	}
+	return "$" + count(int64(math.Round(v)))
+}
+
+// share formats a ratio as a percentage with one decimal.
+func share(v float64) string { return fmt.Sprintf("%.1f%%", 100*v) }
+
+// pctOf formats a/b as a percentage, "-" when b is 0.
+func pctOf(a, b int64) string {
+	if b == 0 {
+		return "-"
+	}
+	return share(float64(a) / float64(b))
+}
+
+// number formats a plain figure with about four significant digits.
+func number(v float64) string {
+	switch a := math.Abs(v); {
+	case a == 0:
+		return "0"
+	case a >= 1000:
+		return count(int64(math.Round(v)))
+	case a >= 100:
+		return fmt.Sprintf("%.0f", v)
+	case a >= 10:
+		return fmt.Sprintf("%.1f", v)
+	}
+	return fmt.Sprintf("%.3g", v)
+}
+
+// limitText formats a limit value compactly: 2,000, 800k, 1.5M.
+func limitText(v float64) string {
+	switch {
+	case v >= 1e6 && math.Mod(v, 1e5) == 0:
+		return strconv.FormatFloat(v/1e6, 'g', -1, 64) + "M"
+	case v >= 1e4 && math.Mod(v, 1e3) == 0:
+		return strconv.FormatFloat(v/1e3, 'g', -1, 64) + "k"
+	}
+	return number(v)
+}
+
+// round4 rounds a chart value to four significant digits, so that the
+// page stays small and tooltips read well.
+func round4(v float64) float64 {
+	if v == 0 || math.IsNaN(v) || math.IsInf(v, 0) {
+		return 0
+	}
+	r, _ := strconv.ParseFloat(strconv.FormatFloat(v, 'g', 4, 64), 64)
+	return r
+}
+
+// clockAt is the clock time s seconds after a run that started at start
+// ("HH:MM"): "09:03:03", or "d2 09:03:03" from the second day.
+func clockAt(start string, s float64) string {
+	var h, m int
+	if _, err := fmt.Sscanf(start, "%d:%d", &h, &m); err != nil {
+		h, m = 0, 0
+	}
+	t := int(math.Floor(s)) + h*3600 + m*60
+	day, t := t/86400, t%86400
+	c := fmt.Sprintf("%02d:%02d:%02d", t/3600, (t%3600)/60, t%60)
+	if day > 0 {
+		c = fmt.Sprintf("d%d %s", day+1, c)
+	}
+	return c
+}
+
+// formatFigure formats a value of a key figure by its unit.
+func formatFigure(v float64, unit string) string {
+	switch unit {
+	case "s":
+		return seconds(v)
+	case "USD":
+		return usd(v)
+	case "%":
+		return number(v) + "%"
+	case "ratio":
+		return share(v)
+	case "":
+		return number(v)
+	}
+	return number(v) + " " + unit
+}
+
+// signed formats a difference with an explicit sign.
+func signed(v float64, unit string) string {
+	if v > 0 {
+		return "+" + formatFigure(v, unit)
+	}
+	if v == 0 {
+		return "±0"
+	}
+	return formatFigure(v, unit)
+}
