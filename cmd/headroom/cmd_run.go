@@ -19,12 +19,15 @@ const runUsage = `Usage: headroom run [FILE|EXAMPLE] [flags]
 
 Simulates the scenario (a TOML file, or the name of an embedded example;
 default "morning-peak") and its [[variant]] blocks side by side, prints a
-summary, and writes JSON and CSV results when asked.
+summary, and writes JSON, CSV and HTML results when asked. With --json
+FILE.json the HTML report is also written beside it, as FILE.html, unless
+--html names another file or --no-html is given.
 
 Examples:
   headroom run
   headroom run salespeople-peak --csv out/sales
-  headroom run my.toml --json out/my.json --seed 7
+  headroom run my.toml --json out/my.json --seed 7     # also writes out/my.html
+  headroom run batch-job --html out/batch.html
   headroom run my.toml --set provider.sonnet.limits.itpm=2000000 --set workload.chat.client.max_concurrency=32
 
 Flags:
@@ -33,6 +36,8 @@ Flags:
 type runOptions struct {
 	jsonPath string
 	csvDir   string
+	htmlPath string
+	noHTML   bool
 	seed     uint64
 	seedSet  bool
 	sets     []string
@@ -46,6 +51,8 @@ func cmdRun(args []string, stdout, stderr io.Writer) error {
 	var o runOptions
 	fs.StringVar(&o.jsonPath, "json", "", "write results as JSON to `FILE` (schema "+report.Schema+")")
 	fs.StringVar(&o.csvDir, "csv", "", "write summary.csv and one series CSV per variant into `DIR`")
+	fs.StringVar(&o.htmlPath, "html", "", "write a self-contained HTML report with charts to `FILE` (default with --json: beside it, .html)")
+	fs.BoolVar(&o.noHTML, "no-html", false, "do not write the HTML report beside the JSON")
 	fs.Uint64Var(&o.seed, "seed", 0, "random seed (overrides the scenario's `seed`)")
 	fs.StringArrayVar(&o.sets, "set", nil, "override a scenario value by key path, `KEY=VALUE` (repeatable)")
 	fs.BoolVarP(&o.quiet, "quiet", "q", false, "print nothing but errors")
@@ -57,6 +64,10 @@ func cmdRun(args []string, stdout, stderr io.Writer) error {
 	o.seedSet = fs.Changed("seed")
 	if fs.NArg() > 1 {
 		return badInput("run takes one scenario, got %d; put alternatives in [[variant]] blocks", fs.NArg())
+	}
+	htmlPath, err := htmlTarget(o.htmlPath, o.jsonPath, o.noHTML)
+	if err != nil {
+		return err
 	}
 	sc, err := loadScenario(fs.Arg(0))
 	if err != nil {
@@ -104,6 +115,14 @@ func cmdRun(args []string, stdout, stderr io.Writer) error {
 		}
 		if !o.quiet {
 			fmt.Fprintf(stdout, "wrote %s\n", filepath.Join(o.csvDir, "summary.csv"))
+		}
+	}
+	if htmlPath != "" {
+		if err := writeHTML(htmlPath, doc, htmlOptions(cfgs[0])); err != nil {
+			return err
+		}
+		if !o.quiet {
+			fmt.Fprintf(stdout, "wrote %s\n", htmlPath)
 		}
 	}
 	return nil

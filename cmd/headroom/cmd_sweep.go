@@ -61,6 +61,8 @@ type sweepOptions struct {
 	duration    string
 	jsonPath    string
 	csvPath     string
+	htmlPath    string
+	noHTML      bool
 	seed        uint64
 	sets        []string
 	quiet       bool
@@ -76,6 +78,8 @@ func cmdSweep(args []string, stdout, stderr io.Writer) error {
 	fs.StringVar(&o.duration, "duration", "", "simulated time per level, `D` such as 10m (default: the scenario's duration)")
 	fs.StringVar(&o.jsonPath, "json", "", "write the per-level results and the table as JSON to `FILE` (schema "+report.Schema+", plus \"sweep\")")
 	fs.StringVar(&o.csvPath, "csv", "", "write the table as CSV to `FILE`, one row per level")
+	fs.StringVar(&o.htmlPath, "html", "", "write a self-contained HTML report (table, charts against load, knee) to `FILE` (default with --json: beside it, .html)")
+	fs.BoolVar(&o.noHTML, "no-html", false, "do not write the HTML report beside the JSON")
 	fs.Uint64Var(&o.seed, "seed", 0, "random seed for every level (overrides the scenario's `seed`)")
 	fs.StringArrayVar(&o.sets, "set", nil, "override a scenario value by key path, `KEY=VALUE` (repeatable)")
 	fs.BoolVarP(&o.quiet, "quiet", "q", false, "print nothing but errors")
@@ -85,6 +89,10 @@ func cmdSweep(args []string, stdout, stderr io.Writer) error {
 	}
 	if fs.NArg() > 1 {
 		return badInput("sweep takes one scenario, got %d", fs.NArg())
+	}
+	htmlPath, err := htmlTarget(o.htmlPath, o.jsonPath, o.noHTML)
+	if err != nil {
+		return err
 	}
 	kind, spec := scenarios.SweepConcurrency, o.concurrency
 	switch {
@@ -149,9 +157,9 @@ func cmdSweep(args []string, stdout, stderr io.Writer) error {
 			return err
 		}
 	}
+	info := report.ScenarioInfo{Name: cfgs[0].Name, Description: sc.Description, File: sc.File(), Overrides: o.sets}
+	doc := report.NewSweepDocument("headroom "+version, info, kind, workload, levels, results, rows)
 	if o.jsonPath != "" {
-		info := report.ScenarioInfo{Name: cfgs[0].Name, Description: sc.Description, File: sc.File(), Overrides: o.sets}
-		doc := report.NewSweepDocument("headroom "+version, info, kind, workload, levels, results, rows)
 		if err := writeFileAtomic(o.jsonPath, func(w *bufio.Writer) error { return report.WriteSweepJSON(w, doc) }); err != nil {
 			return err
 		}
@@ -168,6 +176,17 @@ func cmdSweep(args []string, stdout, stderr io.Writer) error {
 				fmt.Fprintln(stdout)
 			}
 			fmt.Fprintf(stdout, "wrote %s\n", o.csvPath)
+		}
+	}
+	if htmlPath != "" {
+		if err := writeSweepHTML(htmlPath, doc, htmlOptions(cfgs[0])); err != nil {
+			return err
+		}
+		if !o.quiet {
+			if o.jsonPath == "" && o.csvPath == "" {
+				fmt.Fprintln(stdout)
+			}
+			fmt.Fprintf(stdout, "wrote %s\n", htmlPath)
 		}
 	}
 	return nil

@@ -1,0 +1,47 @@
+package main
+
+import (
+	"bufio"
+	"path/filepath"
+	"strings"
+
+	"github.com/headroom-sim/headroom/model"
+	"github.com/headroom-sim/headroom/report"
+	"github.com/headroom-sim/headroom/report/htmlreport"
+)
+
+// htmlTarget decides where the HTML report goes: --html FILE if given,
+// else beside the JSON (out/x.json → out/x.html) unless --no-html; "" for
+// none.
+func htmlTarget(htmlPath, jsonPath string, noHTML bool) (string, error) {
+	if noHTML && htmlPath != "" {
+		return "", badInput("--html and --no-html contradict each other")
+	}
+	if noHTML || htmlPath != "" || jsonPath == "" {
+		return htmlPath, nil
+	}
+	return strings.TrimSuffix(jsonPath, filepath.Ext(jsonPath)) + ".html", nil
+}
+
+// htmlOptions inlines the embedded ECharts runtime and passes the base
+// configuration's workload SLOs, which Results do not carry.
+func htmlOptions(c model.Config) htmlreport.Options {
+	o := htmlreport.DefaultOptions()
+	for _, w := range c.Workloads {
+		if w.SLO.TTFT > 0 || w.SLO.TPOT > 0 || w.SLO.E2E > 0 {
+			o.SLOs = append(o.SLOs, htmlreport.SLO{Workload: w.Name,
+				TTFTS: float64(w.SLO.TTFT), TPOTS: float64(w.SLO.TPOT), E2ES: float64(w.SLO.E2E)})
+		}
+	}
+	return o
+}
+
+// writeHTML writes a run's HTML report atomically.
+func writeHTML(path string, doc *report.Document, o htmlreport.Options) error {
+	return writeFileAtomic(path, func(w *bufio.Writer) error { return htmlreport.Write(w, doc, o) })
+}
+
+// writeSweepHTML writes a sweep's HTML report atomically.
+func writeSweepHTML(path string, doc *report.SweepDocument, o htmlreport.Options) error {
+	return writeFileAtomic(path, func(w *bufio.Writer) error { return htmlreport.WriteSweep(w, doc, o) })
+}
