@@ -34,13 +34,15 @@ build: assets
 run: build
 	$(BIN) run --json $(OUT)/morning-peak.json --csv $(OUT)/morning-peak
 
-## test: vet and run every test (what CI runs)
+## test: vet and run every test (what CI runs); test artifacts (the browser test's screenshots) go under out/artifacts
 test: assets
 	$(GO) vet ./...
-	$(GO) test -count=1 ./...
+	rm -rf $(OUT)/artifacts && mkdir -p $(OUT)/artifacts
+	$(GO) test -count=1 -artifacts -outputdir $(CURDIR)/$(OUT)/artifacts ./...
 
-## test-browser: only the HTML report's headless-chromium test, keeping its screenshots under out/artifacts
+## test-browser: only the HTML report's headless-chromium test (installs chromium if absent), screenshots under out/artifacts
 test-browser: assets browser
+	rm -rf $(OUT)/artifacts && mkdir -p $(OUT)/artifacts
 	$(GO) test -count=1 -run Browser -v -artifacts -outputdir $(CURDIR)/$(OUT)/artifacts ./report/htmlreport/
 
 ## test-short: skip the long statistical checks

@@ -27,12 +27,7 @@ func htmlTarget(htmlPath, jsonPath string, noHTML bool) (string, error) {
 // configuration's workload SLOs, which Results do not carry.
 func htmlOptions(c model.Config) htmlreport.Options {
 	o := htmlreport.DefaultOptions()
-	for _, w := range c.Workloads {
-		if w.SLO.TTFT > 0 || w.SLO.TPOT > 0 || w.SLO.E2E > 0 {
-			o.SLOs = append(o.SLOs, htmlreport.SLO{Workload: w.Name,
-				TTFTS: float64(w.SLO.TTFT), TPOTS: float64(w.SLO.TPOT), E2ES: float64(w.SLO.E2E)})
-		}
-	}
+	o.SLOs = htmlreport.SLOsOf(c)
 	return o
 }
 

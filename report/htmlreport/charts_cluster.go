@@ -38,7 +38,8 @@ func clusterOf(r *model.Results, name string) *model.ClusterResult {
 func batchChart(t timeline, name string, k int) (chartView, error) {
 	id := fmt.Sprintf("chart-cluster-%d-batch", k+1)
 	c := axisChart{id: id, title: "GPU cluster " + name + ": batch size and waiting requests",
-		subtitle: "running sequences (mean per replica, cluster maximum) and requests waiting; dashed red: max_num_seqs", xName: "clock", yName: "sequences", legend: true, zoom: true}.newLine()
+		subtitle: "running sequences (left: mean per replica, cluster maximum; dashed red: max_num_seqs) and requests waiting (right)", xName: "clock", yName: "sequences", legend: true, zoom: true}.newLine()
+	c.ExtendYAxis(opts.YAxis{Name: "waiting requests", Position: "right"})
 	c.SetXAxis(t.clock)
 	n := len(t.clock)
 	for i, r := range t.variants {
@@ -52,7 +53,8 @@ func batchChart(t timeline, name string, k int) (chartView, error) {
 		}
 		c.AddSeries(t.label(r, "batch per replica"), values(cl.Series.Batch, 1, n), lineOpts(marks...)...)
 		c.AddSeries(t.label(r, "batch max (cluster)"), values(cl.Series.BatchMax, 1, n), lineOpts(dashed())...)
-		c.AddSeries(t.label(r, "waiting"), values(cl.Series.Waiting, 1, n), lineOpts(charts.WithLineStyleOpts(opts.LineStyle{Width: 1.5, Type: "dotted"}))...)
+		c.AddSeries(t.label(r, "waiting"), values(cl.Series.Waiting, 1, n), charts.WithLineChartOpts(opts.LineChart{ShowSymbol: opts.Bool(false), YAxisIndex: 1}),
+			charts.WithLineStyleOpts(opts.LineStyle{Width: 1.5, Type: "dotted"}))
 	}
 	return newView(id, c, "",
 		"Continuous batching: the mean number of sequences each provisioned replica runs, the most running at once in the whole cluster, and requests waiting for a batch slot or KV memory.")

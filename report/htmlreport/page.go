@@ -40,6 +40,18 @@ type SLO struct {
 	E2ES     float64
 }
 
+// SLOsOf returns the latency objectives of a configuration's workloads
+// (those that set any), for Options.SLOs.
+func SLOsOf(c model.Config) []SLO {
+	var out []SLO
+	for _, w := range c.Workloads {
+		if w.SLO.TTFT > 0 || w.SLO.TPOT > 0 || w.SLO.E2E > 0 {
+			out = append(out, SLO{Workload: w.Name, TTFTS: float64(w.SLO.TTFT), TPOTS: float64(w.SLO.TPOT), E2ES: float64(w.SLO.E2E)})
+		}
+	}
+	return out
+}
+
 //go:embed page.tmpl
 var pageTemplate string
 

@@ -1,0 +1,211 @@
+package htmlreport_test
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/headroom-sim/headroom/model"
+	"github.com/headroom-sim/headroom/report"
+	"github.com/headroom-sim/headroom/report/htmlreport"
+	"github.com/headroom-sim/headroom/scenarios"
+)
+
+// browserResult is what testdata/browsercheck.js reports about a page.
+type browserResult struct {
+	Errors        []string `json:"errors"`
+	ConsoleErrors []string `json:"console_errors"`
+	Dialogs       []string `json:"dialogs"`
+	Requests      []string `json:"requests"`
+	Charts        []struct {
+		ID      string `json:"id"`
+		Canvas  bool   `json:"canvas"`
+		SVG     bool   `json:"svg"`
+		Painted int    `json:"painted"`
+		Text    string `json:"text"`
+	} `json:"charts"`
+	Text  string `json:"text"`
+	Pwned bool   `json:"pwned"`
+	Fatal string `json:"fatal"`
+}
+
+// browserTools finds headless Chromium and node, or skips the test.
+func browserTools(t *testing.T) (chromium, node string) {
+	t.Helper()
+	if testing.Short() {
+		t.Skip("browser test skipped with -short")
+	}
+	if htmlreport.Runtime() == nil {
+		t.Skip("no embedded ECharts runtime: run `make assets` (npm) so that reports open offline")
+	}
+	for _, c := range []string{os.Getenv("HEADROOM_CHROMIUM"), "/usr/bin/chromium", "chromium", "chromium-browser"} {
+		if c == "" {
+			continue
+		}
+		if p, err := exec.LookPath(c); err == nil {
+			chromium = p
+			break
+		}
+	}
+	if chromium == "" {
+		t.Skip("chromium not found: `make browser` installs Debian's chromium")
+	}
+	node, err := exec.LookPath("node")
+	if err != nil {
+		t.Skip("node not found: it drives chromium over the DevTools protocol")
+	}
+	return chromium, node
+}
+
+// runExample simulates an embedded example, base and variants.
+func runExample(t *testing.T, name string, overrides ...scenarios.Override) (*report.Document, []model.Config) {
+	t.Helper()
+	sc, err := scenarios.LoadExample(name)
+	if err != nil {
+		t.Fatal(err)
+	}
+	cfgs, err := sc.Configs(overrides)
+	if err != nil {
+		t.Fatal(err)
+	}
+	res, err := model.RunAll(context.Background(), cfgs, 2, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return report.NewDocument("headroom test", report.ScenarioInfo{Name: cfgs[0].Name, Description: sc.Description, File: sc.File()}, res), cfgs
+}
+
+// inBrowser loads a page in headless Chromium with the network blocked,
+// keeps a screenshot in the test's artifact directory, and checks that
+// every chart drew, no JavaScript error was logged, no dialog opened and
+// no request left the machine.
+func inBrowser(t *testing.T, page []byte) browserResult {
+	t.Helper()
+	chromium, node := browserTools(t)
+	dir := t.ArtifactDir()
+	name := strings.ReplaceAll(t.Name(), "/", "_")
+	file := filepath.Join(dir, name+".html")
+	if err := os.WriteFile(file, page, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	shot := filepath.Join(dir, name+".png")
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	defer cancel()
+	script, err := filepath.Abs(filepath.Join("testdata", "browsercheck.js"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	cmd := exec.CommandContext(ctx, node, "--experimental-websocket", script, chromium, file, shot)
+	var stdout, stderr bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &stdout, &stderr
+	runErr := cmd.Run()
+	var res browserResult
+	if err := json.Unmarshal(stdout.Bytes(), &res); err != nil {
+		t.Fatalf("browser check: %v (%v)\nstdout: %s\nstderr: %s", err, runErr, stdout.String(), stderr.String())
+	}
+	if res.Fatal != "" || runErr != nil {
+		t.Fatalf("browser check failed: %s (%v)\nstderr: %s", res.Fatal, runErr, stderr.String())
+	}
+	t.Logf("screenshot: %s", shot)
+	want := strings.Count(string(page), `<div class="chart" id=`)
+	if len(res.Charts) != want || want == 0 {
+		t.Errorf("%d chart containers in the DOM, %d in the page", len(res.Charts), want)
+	}
+	for _, c := range res.Charts {
+		if !(c.Canvas || c.SVG) || c.Painted < 100 {
+			t.Errorf("chart %s not drawn: canvas %v, svg %v, %d painted pixels sampled, text %q", c.ID, c.Canvas, c.SVG, c.Painted, c.Text)
+		}
+	}
+	for _, e := range append(res.Errors, res.ConsoleErrors...) {
+		t.Errorf("JavaScript error: %s", e)
+	}
+	for _, d := range res.Dialogs {
+		t.Errorf("a dialog opened: %s", d)
+	}
+	for _, r := range res.Requests {
+		t.Errorf("the page requested %s", r)
+	}
+	if res.Pwned {
+		t.Error("injected markup ran")
+	}
+	return res
+}
+
+func TestBrowserRunReports(t *testing.T) {
+	browserTools(t)
+	cases := []struct {
+		name, example string
+		overrides     []scenarios.Override
+		inject        bool
+	}{
+		{name: "morning-peak-variants-escaped", example: "morning-peak", inject: true},
+		{name: "llama-h100-cluster", example: "llama-h100"},
+		{name: "hybrid-routes", example: "hybrid", overrides: []scenarios.Override{{Path: "duration", Value: "12h"}}},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			d, cfgs := runExample(t, c.example, c.overrides...)
+			if c.inject {
+				d.Scenario.Name = "<script>alert(1)</script>"
+				d.Scenario.Description = `<img src=x onerror="document.body.setAttribute('data-pwned','1')"> and </script><script>document.title='pwned'</script>`
+				d.Variants[1].Variant = `</script><script>alert(2)</script>`
+			}
+			o := htmlreport.DefaultOptions()
+			o.SLOs = htmlreport.SLOsOf(cfgs[0])
+			var b bytes.Buffer
+			if err := htmlreport.Write(&b, d, o); err != nil {
+				t.Fatal(err)
+			}
+			res := inBrowser(t, b.Bytes())
+			if c.inject {
+				for _, lit := range []string{"<script>alert(1)</script>", "</script><script>alert(2)</script>", `<img src=x onerror=`} {
+					if !strings.Contains(res.Text, lit) {
+						t.Errorf("the page's text lacks the literal %q", lit)
+					}
+				}
+			}
+			if !strings.Contains(res.Text, "Verdict") || strings.Contains(res.Text, "needs the network") {
+				t.Errorf("page text:\n%.600s", res.Text)
+			}
+		})
+	}
+}
+
+func TestBrowserSweepReport(t *testing.T) {
+	browserTools(t)
+	sc, err := scenarios.LoadExample("llama-h100")
+	if err != nil {
+		t.Fatal(err)
+	}
+	workload, err := sc.SweepWorkload("")
+	if err != nil {
+		t.Fatal(err)
+	}
+	levels := []float64{1, 8, 64, 256}
+	cfgs, err := sc.SweepConfigs(workload, scenarios.SweepConcurrency, levels,
+		[]scenarios.Override{{Path: "duration", Value: "2m"}, {Path: "cluster.h100.replicas", Value: int64(1)}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	res, err := model.RunAll(context.Background(), cfgs, 2, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	rows := report.SweepRows(levels, res)
+	report.MarkKnee(scenarios.SweepConcurrency, rows)
+	d := report.NewSweepDocument("headroom test", report.ScenarioInfo{Name: cfgs[0].Name}, scenarios.SweepConcurrency, workload, levels, res, rows)
+	var b bytes.Buffer
+	if err := htmlreport.WriteSweep(&b, d, htmlreport.DefaultOptions()); err != nil {
+		t.Fatal(err)
+	}
+	out := inBrowser(t, b.Bytes())
+	if !strings.Contains(out.Text, "concurrency sweep") {
+		t.Errorf("page text:\n%.600s", out.Text)
+	}
+}
