@@ -18,8 +18,8 @@ warn() { echo "fetch-echarts: $*; HTML reports will load ECharts from a CDN (the
 command -v npm >/dev/null || warn "npm not found"
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
-(cd "$tmp" && timeout 180 npm pack --silent "echarts@$version" >/dev/null 2>"$tmp/npm.log") ||
-	warn "npm pack echarts@$version failed: $(tail -1 "$tmp/npm.log")"
+(cd "$tmp" && timeout 180 npm pack --loglevel=error "echarts@$version" >/dev/null 2>"$tmp/npm.log") ||
+	warn "npm pack echarts@$version failed: $(grep -m1 -i error "$tmp/npm.log")"
 tar -xzf "$tmp/echarts-$version.tgz" -C "$tmp" package/dist/echarts.min.js package/LICENSE package/NOTICE package/licenses ||
 	warn "unexpected echarts@$version package layout"
 got=$(sha256sum "$tmp/package/dist/echarts.min.js" | cut -d' ' -f1)

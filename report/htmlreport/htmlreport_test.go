@@ -2,11 +2,13 @@ package htmlreport
 
 import (
 	"bytes"
+	"fmt"
 	"os"
 	"regexp"
 	"strings"
 	"testing"
 
+	"github.com/headroom-sim/headroom/model"
 	"github.com/headroom-sim/headroom/report"
 )
 
@@ -167,5 +169,38 @@ func TestMakefilePinsTheSameECharts(t *testing.T) {
 	}
 	if !regexp.MustCompile(`(?m)^ECHARTS_VERSION\s*:?=\s*` + regexp.QuoteMeta(EChartsVersion) + `\s*$`).Match(mk) {
 		t.Errorf("Makefile's ECHARTS_VERSION is not %s, the version the reports are written for", EChartsVersion)
+	}
+}
+
+func TestLongSeriesAreMerged(t *testing.T) {
+	d := fixture()
+	for _, r := range d.Variants {
+		s := &r.Series
+		n := 3001
+		r.DurationS = float64(n) * 60
+		*s = model.Series{IntervalS: 60, Rejected: map[string][]int64{"rpm": make([]int64, n)}}
+		for i := 0; i < n; i++ {
+			s.StartS = append(s.StartS, float64(i)*60)
+			s.Clock = append(s.Clock, fmt.Sprintf("c%d", i))
+			s.Offered = append(s.Offered, 1)
+			s.InFlight = append(s.InFlight, float64(i%3))
+			s.TTFTP95 = append(s.TTFTP95, float64(i%5))
+		}
+	}
+	out := write(t, d, Options{ECharts: stubRuntime})
+	if !strings.Contains(out, "each point of the time series merges 3 of them") {
+		t.Error("no note on merged intervals")
+	}
+	m := regexp.MustCompile(`hr.draw\("chart-demand", \{.*?"xAxis":\[\{[^\]]*"data":\[([^\]]*)\]`).FindStringSubmatch(out)
+	if m == nil || strings.Count(m[1], ",")+1 != 1001 {
+		t.Fatalf("demand chart's axis is not 1001 merged points")
+	}
+	// 3 requests a merged interval of 3 minutes: still 1 a minute.
+	if !strings.Contains(out, `{"value":1}`) {
+		t.Error("merged rates are not per minute")
+	}
+	r, k := coarsen(d.Variants[0])
+	if k != 3 || r.Series.TTFTP95[0] != 2 || r.Series.InFlight[0] != 1 || r.Series.Offered[1000] != 1 {
+		t.Errorf("coarsen: k %d, ttft p95 %v, in flight %v, last offered %v", k, r.Series.TTFTP95[0], r.Series.InFlight[0], r.Series.Offered[1000])
 	}
 }

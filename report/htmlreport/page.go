@@ -223,7 +223,10 @@ func runSections(vs []*model.Results, slos []SLO) ([]section, error) {
 	}
 	intro := ""
 	if len(t.skipped) > 0 {
-		intro = "Not drawn here, because their intervals differ from the base's: " + strings.Join(t.skipped, ", ") + "."
+		intro = "Not drawn here, because their intervals differ from the base's: " + strings.Join(t.skipped, ", ") + ". "
+	}
+	if t.merged > 1 {
+		intro += fmt.Sprintf("The run has more than %d intervals, so each point of the time series merges %d of them: counts and costs are summed, gauges averaged, and latency percentiles are the largest of the merged intervals'.", maxPoints, t.merged)
 	}
 	add("Demand and throughput", intro,
 		func() (chartView, error) { return demandChart(t) },

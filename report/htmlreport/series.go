@@ -16,11 +16,14 @@ type timeline struct {
 	variants []*model.Results
 	// skipped names variants left out because their intervals differ.
 	skipped []string
+	// merged is how many of the run's intervals each point covers (1
+	// unless the series were too long to draw point by point).
+	merged int
 }
 
 // newTimeline picks the variants that share the base's time axis.
 func newTimeline(vs []*model.Results) timeline {
-	var t timeline
+	t := timeline{merged: 1}
 	if len(vs) == 0 {
 		return t
 	}
@@ -30,6 +33,7 @@ func newTimeline(vs []*model.Results) timeline {
 			t.skipped = append(t.skipped, report.VariantName(r))
 			continue
 		}
+		r, t.merged = coarsen(r)
 		t.variants = append(t.variants, r)
 		if len(r.Series.Clock) > len(t.clock) {
 			t.clock = r.Series.Clock
