@@ -1,16 +1,21 @@
 package htmlreport
 
 import (
+	"math"
 	"strings"
+
+	"github.com/go-echarts/go-echarts/v2/charts"
+	"github.com/go-echarts/go-echarts/v2/opts"
 
 	"github.com/headroom-sim/headroom/model"
 	"github.com/headroom-sim/headroom/report"
 )
 
 // limitsOf returns a variant's per-minute limits of the given dimensions
-// as labelled lines. For a variant other than the base only the limits
-// whose value differs from the base's are returned (the base's are drawn
-// already), labelled with the variant's name.
+// as labelled lines, one per value and dimension ("a, b RPM 4,000" when
+// two backends share it). For a variant other than the base only the
+// limits whose value differs from the base's are returned (the base's are
+// drawn already), labelled with the variant's name.
 func limitsOf(r, base *model.Results, dims ...string) []markLine {
 	baseVal := map[string]float64{}
 	if r != base {
@@ -20,7 +25,12 @@ func limitsOf(r, base *model.Results, dims ...string) []markLine {
 			}
 		}
 	}
-	var out []markLine
+	type key struct {
+		dim   string
+		value float64
+	}
+	var order []key
+	names := map[key][]string{}
 	for _, b := range r.Backends {
 		for _, l := range b.Limits {
 			if !contains(dims, l.Dimension) || l.Limit <= 0 {
@@ -33,12 +43,20 @@ func limitsOf(r, base *model.Results, dims ...string) []markLine {
 			if l.Scope != "" && l.Scope != "org" {
 				name += " " + l.Scope
 			}
-			name += " " + strings.ToUpper(l.Dimension) + " " + limitText(l.Limit)
-			if r != base {
-				name = report.VariantName(r) + ": " + name
+			k := key{l.Dimension, l.Limit}
+			if _, ok := names[k]; !ok {
+				order = append(order, k)
 			}
-			out = append(out, markLine{name: name, value: l.Limit})
+			names[k] = append(names[k], name)
 		}
+	}
+	out := make([]markLine, 0, len(order))
+	for _, k := range order {
+		name := strings.Join(names[k], ", ") + " " + strings.ToUpper(k.dim) + " " + limitText(k.value)
+		if r != base {
+			name = report.VariantName(r) + ": " + name
+		}
+		out = append(out, markLine{name: name, value: k.value})
 	}
 	return out
 }
@@ -52,6 +70,67 @@ func contains(list []string, s string) bool {
 	return false
 }
 
+// limitReach is how far above a chart's highest value a limit line may
+// lie and still be drawn (the axis stretched to show it); limits further
+// up are named in the caption instead, so they do not flatten the data.
+const limitReach = 2.5
+
+// limitFit decides which limit lines a chart draws.
+type limitFit struct {
+	peak, top float64
+	off       []string
+}
+
+// observe raises the peak to the largest value in d.
+func (f *limitFit) observe(d []opts.LineData) {
+	for _, x := range d {
+		if v, ok := x.Value.(float64); ok && v > f.peak {
+			f.peak = v
+		}
+	}
+}
+
+// keep returns the lines within reach of the peak and notes the others.
+func (f *limitFit) keep(lines []markLine) []markLine {
+	var out []markLine
+	for _, l := range lines {
+		if f.peak > 0 && l.value > limitReach*f.peak {
+			f.off = append(f.off, l.name)
+			continue
+		}
+		f.top = max(f.top, l.value)
+		out = append(out, l)
+	}
+	return out
+}
+
+// apply stretches the y axis to the highest drawn line and adds the
+// limits left out to the note.
+func (f *limitFit) apply(c *charts.Line, note string) string {
+	if f.top > f.peak {
+		c.SetGlobalOptions(charts.WithYAxisOpts(opts.YAxis{Name: c.YAxisList[0].Name, Max: niceCeil(f.top * 1.05)}))
+	}
+	if len(f.off) > 0 {
+		note += " Limits far above the chart, not drawn: " + strings.Join(f.off, ", ") + "."
+	}
+	return note
+}
+
+// niceCeil rounds v up to 1, 2, 2.5 or 5 times a power of ten, so that
+// the axis's ticks stay round.
+func niceCeil(v float64) float64 {
+	if v <= 0 {
+		return v
+	}
+	p := math.Pow(10, math.Floor(math.Log10(v)))
+	for _, m := range []float64{1, 2, 2.5, 5, 10} {
+		if m*p >= v {
+			return m * p
+		}
+	}
+	return 10 * p
+}
+
 // demandChart draws requests offered and completed per minute, with the
 // RPM limits as lines.
 func demandChart(t timeline) (chartView, error) {
@@ -60,14 +139,20 @@ func demandChart(t timeline) (chartView, error) {
 		subtitle: "offered by arrival time, completed by completion time; dashed red: RPM limits", xName: "clock", yName: "requests/min", legend: true, zoom: true}.newLine()
 	c.SetXAxis(t.clock)
 	n := len(t.clock)
-	c.AddSeries("offered", perMinute(base.Series.Offered, minutes(base), n),
-		lineOpts(limitLines(limitsOf(base, base, "rpm"))...)...)
-	for _, r := range t.variants {
-		c.AddSeries(t.label(r, "completed"), perMinute(r.Series.Completed, minutes(r), n),
-			lineOpts(limitLines(limitsOf(r, base, "rpm"))...)...)
+	var fit limitFit
+	offered := perMinute(base.Series.Offered, minutes(base), n)
+	fit.observe(offered)
+	completed := make([][]opts.LineData, len(t.variants))
+	for i, r := range t.variants {
+		completed[i] = perMinute(r.Series.Completed, minutes(r), n)
+		fit.observe(completed[i])
 	}
-	return newView("chart-demand", c, "requests/min",
-		"Offered demand is the same in every variant (common random numbers). Completions flatten at a limit or a plateau; the gap to the offered line is refused, queued or failed work. Limit lines are each backend's own RPM limit, while the series are totals over all backends.")
+	c.AddSeries("offered", offered, lineOpts(limitLines(fit.keep(limitsOf(base, base, "rpm")))...)...)
+	for i, r := range t.variants {
+		c.AddSeries(t.label(r, "completed"), completed[i], lineOpts(limitLines(fit.keep(limitsOf(r, base, "rpm")))...)...)
+	}
+	note := fit.apply(c, "Offered demand is the same in every variant (common random numbers). Completions flatten at a limit or a plateau; the gap to the offered line is refused, queued or failed work. Limit lines are each backend's own RPM limit, while the series are totals over all backends.")
+	return newView("chart-demand", c, "requests/min", note)
 }
 
 // tokensChart draws input and output tokens served per minute, with the
@@ -78,13 +163,19 @@ func tokensChart(t timeline) (chartView, error) {
 		subtitle: "tokens of completed requests, by completion time; dashed red: ITPM, OTPM and TPM limits", xName: "clock", yName: "tokens/min", legend: true, zoom: true}.newLine()
 	c.SetXAxis(t.clock)
 	n := len(t.clock)
-	for _, r := range t.variants {
+	var fit limitFit
+	in := make([][]opts.LineData, len(t.variants))
+	out := make([][]opts.LineData, len(t.variants))
+	for i, r := range t.variants {
 		m := minutes(r)
-		c.AddSeries(t.label(r, "input tokens"), perMinute(r.Series.InputTokens, m, n),
-			lineOpts(limitLines(limitsOf(r, base, "itpm", "tpm"))...)...)
-		c.AddSeries(t.label(r, "output tokens"), perMinute(r.Series.OutputTokens, m, n),
-			lineOpts(append(limitLines(limitsOf(r, base, "otpm")), dashed())...)...)
+		in[i], out[i] = perMinute(r.Series.InputTokens, m, n), perMinute(r.Series.OutputTokens, m, n)
+		fit.observe(in[i])
+		fit.observe(out[i])
 	}
-	return newView("chart-tokens", c, "tokens/min",
-		"Served tokens against each backend's per-minute token limits. Admission charges differ from what is served: a provider may reserve max_tokens, may not count cache reads against ITPM, and refunds unused output, so a limit can bind before the served line reaches it (see each limit's peak use in the JSON).")
+	for i, r := range t.variants {
+		c.AddSeries(t.label(r, "input tokens"), in[i], lineOpts(limitLines(fit.keep(limitsOf(r, base, "itpm", "tpm")))...)...)
+		c.AddSeries(t.label(r, "output tokens"), out[i], lineOpts(append(limitLines(fit.keep(limitsOf(r, base, "otpm"))), dashed())...)...)
+	}
+	note := fit.apply(c, "Served tokens against each backend's per-minute token limits. Input includes prompt tokens read from the cache, which a provider may not count against ITPM; admission may also reserve max_tokens and refund unused output, so a limit can bind before the served line reaches it (see each limit's peak use in the JSON).")
+	return newView("chart-tokens", c, "tokens/min", note)
 }
