@@ -41,9 +41,6 @@ func browserTools(t *testing.T) (chromium, node string) {
 	if testing.Short() {
 		t.Skip("browser test skipped with -short")
 	}
-	if htmlreport.Runtime() == nil {
-		t.Skip("no embedded ECharts runtime: run `make assets` (npm) so that reports open offline")
-	}
 	for _, c := range []string{os.Getenv("HEADROOM_CHROMIUM"), "/usr/bin/chromium", "chromium", "chromium-browser"} {
 		if c == "" {
 			continue
@@ -81,11 +78,48 @@ func runExample(t *testing.T, name string, overrides ...scenarios.Override) (*re
 	return report.NewDocument("headroom test", report.ScenarioInfo{Name: cfgs[0].Name, Description: sc.Description, File: sc.File()}, res), cfgs
 }
 
+// needRuntime skips a test when the binary has no ECharts runtime to
+// inline.
+func needRuntime(t *testing.T) {
+	t.Helper()
+	if htmlreport.Runtime() == nil {
+		t.Skip("no embedded ECharts runtime: run `make assets` (npm) so that reports open offline")
+	}
+}
+
 // inBrowser loads a page in headless Chromium with the network blocked,
 // keeps a screenshot in the test's artifact directory, and checks that
 // every chart drew, no JavaScript error was logged, no dialog opened and
 // no request left the machine.
 func inBrowser(t *testing.T, page []byte) browserResult {
+	t.Helper()
+	res := load(t, page)
+	want := strings.Count(string(page), `<div class="chart" id=`)
+	if len(res.Charts) != want || want == 0 {
+		t.Errorf("%d chart containers in the DOM, %d in the page", len(res.Charts), want)
+	}
+	for _, c := range res.Charts {
+		if !(c.Canvas || c.SVG) || c.Painted < 100 {
+			t.Errorf("chart %s not drawn: canvas %v, svg %v, %d painted pixels sampled, text %q", c.ID, c.Canvas, c.SVG, c.Painted, c.Text)
+		}
+	}
+	for _, e := range append(res.Errors, res.ConsoleErrors...) {
+		t.Errorf("JavaScript error: %s", e)
+	}
+	for _, d := range res.Dialogs {
+		t.Errorf("a dialog opened: %s", d)
+	}
+	for _, r := range res.Requests {
+		t.Errorf("the page requested %s", r)
+	}
+	if res.Pwned {
+		t.Error("injected markup ran")
+	}
+	return res
+}
+
+// load runs testdata/browsercheck.js on a page and returns its report.
+func load(t *testing.T, page []byte) browserResult {
 	t.Helper()
 	chromium, node := browserTools(t)
 	dir := t.ArtifactDir()
@@ -113,32 +147,12 @@ func inBrowser(t *testing.T, page []byte) browserResult {
 		t.Fatalf("browser check failed: %s (%v)\nstderr: %s", res.Fatal, runErr, stderr.String())
 	}
 	t.Logf("screenshot: %s", shot)
-	want := strings.Count(string(page), `<div class="chart" id=`)
-	if len(res.Charts) != want || want == 0 {
-		t.Errorf("%d chart containers in the DOM, %d in the page", len(res.Charts), want)
-	}
-	for _, c := range res.Charts {
-		if !(c.Canvas || c.SVG) || c.Painted < 100 {
-			t.Errorf("chart %s not drawn: canvas %v, svg %v, %d painted pixels sampled, text %q", c.ID, c.Canvas, c.SVG, c.Painted, c.Text)
-		}
-	}
-	for _, e := range append(res.Errors, res.ConsoleErrors...) {
-		t.Errorf("JavaScript error: %s", e)
-	}
-	for _, d := range res.Dialogs {
-		t.Errorf("a dialog opened: %s", d)
-	}
-	for _, r := range res.Requests {
-		t.Errorf("the page requested %s", r)
-	}
-	if res.Pwned {
-		t.Error("injected markup ran")
-	}
 	return res
 }
 
 func TestBrowserRunReports(t *testing.T) {
 	browserTools(t)
+	needRuntime(t)
 	cases := []struct {
 		name, example string
 		overrides     []scenarios.Override
@@ -179,6 +193,7 @@ func TestBrowserRunReports(t *testing.T) {
 
 func TestBrowserSweepReport(t *testing.T) {
 	browserTools(t)
+	needRuntime(t)
 	sc, err := scenarios.LoadExample("llama-h100")
 	if err != nil {
 		t.Fatal(err)
@@ -207,5 +222,32 @@ func TestBrowserSweepReport(t *testing.T) {
 	out := inBrowser(t, b.Bytes())
 	if !strings.Contains(out.Text, "concurrency sweep") {
 		t.Errorf("page text:\n%.600s", out.Text)
+	}
+}
+
+// TestBrowserWithoutRuntime: a report written without the runtime says at
+// its top that it needs the network; offline, its one request (the CDN)
+// fails and each chart says why it is empty, without a script error.
+func TestBrowserWithoutRuntime(t *testing.T) {
+	browserTools(t)
+	d, _ := runExample(t, "morning-peak", scenarios.Override{Path: "duration", Value: "10h"})
+	var b bytes.Buffer
+	if err := htmlreport.Write(&b, d, htmlreport.Options{}); err != nil {
+		t.Fatal(err)
+	}
+	res := load(t, b.Bytes())
+	if !strings.HasPrefix(strings.TrimSpace(res.Text), "This report needs the network") {
+		t.Errorf("the page does not open with the network notice:\n%.300s", res.Text)
+	}
+	if len(res.Requests) != 1 || res.Requests[0] != htmlreport.EChartsCDN {
+		t.Errorf("requests %q, want only the CDN", res.Requests)
+	}
+	for _, e := range res.Errors {
+		t.Errorf("JavaScript error: %s", e)
+	}
+	for _, c := range res.Charts {
+		if c.Canvas || !strings.Contains(c.Text, "ECharts did not load") {
+			t.Errorf("chart %s: canvas %v, text %q", c.ID, c.Canvas, c.Text)
+		}
 	}
 }

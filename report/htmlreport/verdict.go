@@ -91,8 +91,8 @@ func bindingSentence(r *model.Results) string {
 	var parts []string
 	for _, b := range r.Backends {
 		c := b.Cluster
-		if c == nil {
-			continue
+		if c == nil || c.GPUHours == 0 {
+			continue // not a cluster, or none provisioned
 		}
 		switch {
 		case c.Preemptions > 0:
