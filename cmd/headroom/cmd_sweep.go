@@ -48,7 +48,8 @@ flattens that way, there is no knee: extend the range.
 Examples:
   headroom sweep llama-h100 --concurrency 1..256x2 --duration 10m
   headroom sweep batch-curve --rate 20..200+20 --duration 10m --csv sweep.csv
-  headroom sweep email-launch --concurrency 1,10,100,1000 --duration 10m --json sweep.json
+  headroom sweep email-launch --concurrency 1,10,100,1000 --duration 10m --json sweep.json   # and sweep.html
+  headroom sweep llama-h100 --rate 1..64x2 --duration 5m --html out/llama-sweep.html
   headroom sweep my.toml --workload chat --rate 1..64x2 --set cluster.h100.replicas=1
 
 Flags:
