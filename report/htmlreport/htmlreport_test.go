@@ -154,7 +154,7 @@ func TestSweepPage(t *testing.T) {
 		t.Fatal(err)
 	}
 	out := b.String()
-	for _, want := range []string{`id="chart-sweep-throughput"`, `id="chart-sweep-latency"`, `"name":"knee: 2"`, `<tr class="knee"><td>2 concurrent requests</td>`,
+	for _, want := range []string{`id="chart-sweep-throughput"`, `id="chart-sweep-latency"`, `"name":"knee: 2"`, `<tr class="knee"><td>2 concurrent requests</td>`, `<td>1 concurrent request</td>`, `id="chart-sweep-refusals"`,
 		"Throughput flattens after 2 concurrent requests: pick 2 for interactive traffic.", "&lt;script&gt;x&lt;/script&gt; · concurrency sweep"} {
 		if !strings.Contains(out, want) {
 			t.Errorf("sweep page lacks %q", want)

@@ -35,7 +35,15 @@ func WriteSweep(w io.Writer, d *report.SweepDocument, o Options) error {
 		if err != nil {
 			return err
 		}
-		p.Sections = []section{{Title: "Throughput and latency against load", Charts: []chartView{tp, lat}}}
+		sec := section{Title: "Throughput and latency against load", Charts: []chartView{tp, lat}}
+		if anyRejected(s.Rows) {
+			rej, err := sweepRefusalsChart(s)
+			if err != nil {
+				return err
+			}
+			sec.Charts = append(sec.Charts, rej)
+		}
+		p.Sections = []section{sec}
 	}
 	return render(w, p)
 }
@@ -46,6 +54,14 @@ func levelHead(kind string) string {
 		return "offered requests/s"
 	}
 	return "concurrent requests"
+}
+
+// levelText is a level with its unit: "1 concurrent request", "8 req/s".
+func levelText(kind string, v float64) string {
+	if kind == "concurrency" && v == 1 {
+		return "1 concurrent request"
+	}
+	return levelLabel(v) + " " + levelHead(kind)
 }
 
 // levelLabel formats a level for axes and tables.
@@ -80,7 +96,7 @@ func sweepHeadline(s *report.SweepInfo) []string {
 	}
 	at, next := s.Rows[k], s.Rows[k+1]
 	return []string{
-		fmt.Sprintf("Throughput flattens after %s %s: pick %s for interactive traffic.", levelLabel(at.Level), levelHead(s.Kind), levelLabel(at.Level)),
+		fmt.Sprintf("Throughput flattens after %s: pick %s for interactive traffic.", levelText(s.Kind, at.Level), levelLabel(at.Level)),
 		fmt.Sprintf("At %s, output tokens/s go %s → %s while TTFT p50 goes %s → %s and refused attempts %s → %s.",
 			levelLabel(next.Level), number(at.OutputTokensPerS), number(next.OutputTokensPerS), seconds(at.TTFTP50), seconds(next.TTFTP50),
 			count(at.Rejected), count(next.Rejected)),
@@ -91,11 +107,14 @@ func sweepHeadline(s *report.SweepInfo) []string {
 // sweepTable is the per-level table, the knee highlighted.
 func sweepTable(s *report.SweepInfo) table {
 	t := table{Head: []string{"req/s", "output tok/s", "TTFT p50", "TTFT p95", "TPOT p50", "E2E p95", "refused (429/5xx)"},
-		Note: "Throughputs are totals over the simulated time per level; latencies are of completed requests. The highlighted row is the knee."}
+		Note: "Throughputs are totals over the simulated time per level; latencies are of completed requests."}
 	for _, r := range s.Rows {
 		cells := []string{number(r.RequestsPerS), number(r.OutputTokensPerS), seconds(r.TTFTP50), seconds(r.TTFTP95),
 			seconds(r.TPOTP50), seconds(r.E2EP95), count(r.Rejected)}
-		row := tableRow{Label: levelLabel(r.Level) + " " + levelHead(s.Kind), Knee: r.Knee}
+		row := tableRow{Label: levelText(s.Kind, r.Level), Knee: r.Knee}
+		if r.Knee {
+			t.Note += " The highlighted row is the knee."
+		}
 		for _, c := range cells {
 			row.Cells = append(row.Cells, tableCell{Value: c})
 		}
@@ -149,26 +168,49 @@ func sweepThroughputChart(s *report.SweepInfo) (chartView, error) {
 		"Past the knee extra load buys little throughput: the backend is at its plateau (a full batch, or a rate limit).")
 }
 
-// sweepLatencyChart draws TTFT p50/p95 and E2E p95 (left) and refused
-// attempts (right) against the level.
+// sweepLatencyChart draws TTFT p50 and p95 (left) and E2E p95 (right)
+// against the level.
 func sweepLatencyChart(s *report.SweepInfo) (chartView, error) {
 	c := axisChart{id: "chart-sweep-latency", title: "Latency against load",
-		subtitle: "TTFT p50 and p95, E2E p95 (left, s); refused attempts (right); dashed red: the knee", xName: levelHead(s.Kind), yName: "seconds", legend: true}.newLine()
-	c.ExtendYAxis(opts.YAxis{Name: "refused attempts", Position: "right"})
+		subtitle: "TTFT p50 and p95 (left, s) and E2E p95 (right, s); dashed red: the knee", xName: levelHead(s.Kind), yName: "TTFT, seconds", legend: true}.newLine()
+	c.ExtendYAxis(opts.YAxis{Name: "E2E, seconds", Position: "right"})
 	c.SetXAxis(sweepAxis(s))
 	n := len(s.Rows)
-	p50, p95, e2e, rej := make([]opts.LineData, n), make([]opts.LineData, n), make([]opts.LineData, n), make([]opts.LineData, n)
+	p50, p95, e2e := make([]opts.LineData, n), make([]opts.LineData, n), make([]opts.LineData, n)
 	for i, r := range s.Rows {
 		p50[i] = opts.LineData{Value: round4(r.TTFTP50)}
 		p95[i] = opts.LineData{Value: round4(r.TTFTP95)}
 		e2e[i] = opts.LineData{Value: round4(r.E2EP95)}
-		rej[i] = opts.LineData{Value: r.Rejected}
 	}
 	sym := charts.WithLineChartOpts(opts.LineChart{ShowSymbol: opts.Bool(true)})
-	c.AddSeries("TTFT p50 (s)", p50, append([]charts.SeriesOpts{sym}, kneeMark(s)...)...)
-	c.AddSeries("TTFT p95 (s)", p95, sym, dashed())
-	c.AddSeries("E2E p95 (s)", e2e, sym, charts.WithLineStyleOpts(opts.LineStyle{Width: 1.5, Type: "dotted"}))
-	c.AddSeries("refused attempts", rej, charts.WithLineChartOpts(opts.LineChart{ShowSymbol: opts.Bool(true), YAxisIndex: 1}))
-	return newView("chart-sweep-latency", c, "",
-		"TTFT climbs past the knee as requests queue for a batch slot or wait out 429s; a hosted API at its limit refuses instead, so refused attempts rise.")
+	c.AddSeries("TTFT p50", p50, append([]charts.SeriesOpts{sym}, kneeMark(s)...)...)
+	c.AddSeries("TTFT p95", p95, sym, dashed())
+	c.AddSeries("E2E p95", e2e, charts.WithLineChartOpts(opts.LineChart{ShowSymbol: opts.Bool(true), YAxisIndex: 1}),
+		charts.WithLineStyleOpts(opts.LineStyle{Width: 1.5, Type: "dotted"}))
+	return newView("chart-sweep-latency", c, "s",
+		"TTFT climbs past the knee as requests queue for a batch slot; a hosted API at its limit refuses instead (see the refused attempts).")
+}
+
+// sweepRefusalsChart draws the refused attempts against the level.
+func sweepRefusalsChart(s *report.SweepInfo) (chartView, error) {
+	c := axisChart{id: "chart-sweep-refusals", title: "Refused attempts against load",
+		subtitle: "429 rate limits, 503 and other refusals, retries included; dashed red: the knee", xName: levelHead(s.Kind), yName: "attempts", legend: false}.newLine()
+	c.SetXAxis(sweepAxis(s))
+	rej := make([]opts.LineData, len(s.Rows))
+	for i, r := range s.Rows {
+		rej[i] = opts.LineData{Value: r.Rejected}
+	}
+	c.AddSeries("refused attempts", rej, append([]charts.SeriesOpts{charts.WithLineChartOpts(opts.LineChart{ShowSymbol: opts.Bool(true)})}, kneeMark(s)...)...)
+	return newView("chart-sweep-refusals", c, "attempts",
+		"A hosted API past its rate limit answers the excess with 429s rather than a queue.")
+}
+
+// anyRejected reports whether any level had a refused attempt.
+func anyRejected(rows []report.SweepRow) bool {
+	for _, r := range rows {
+		if r.Rejected > 0 {
+			return true
+		}
+	}
+	return false
 }
