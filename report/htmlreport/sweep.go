@@ -69,7 +69,7 @@ func levelLabel(v float64) string { return strconv.FormatFloat(v, 'g', -1, 64) }
 
 // sweepMeta describes the sweep under the title.
 func sweepMeta(d *report.SweepDocument) string {
-	s := fmt.Sprintf("%s sweep of workload “%s” over %d levels", s0(d.Sweep.Kind), d.Sweep.Workload, len(d.Sweep.Rows))
+	s := fmt.Sprintf("%s sweep of workload “%s” over %d levels", capitalize(d.Sweep.Kind), d.Sweep.Workload, len(d.Sweep.Rows))
 	if len(d.Variants) > 0 && d.Variants[0] != nil {
 		s += fmt.Sprintf(" · %s per level · seed %d", seconds(d.Variants[0].DurationS), d.Variants[0].Seed)
 	}
@@ -79,8 +79,6 @@ func sweepMeta(d *report.SweepDocument) string {
 	return s
 }
 
-// s0 capitalizes a word.
-func s0(s string) string { return capitalize(s) }
 
 // sweepHeadline says where the knee is, or that there is none.
 func sweepHeadline(s *report.SweepInfo) []string {
