@@ -36,6 +36,9 @@ func (s *Sim) results(interrupted bool) *Results {
 	for _, rt := range s.routes {
 		res.Routes = append(res.Routes, rt.stats)
 	}
+	if s.gw != nil {
+		res.Gateway = s.gatewayResult(res, horizon)
+	}
 	res.Series = s.series()
 	res.Verdict = verdict(res)
 	return res

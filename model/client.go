@@ -35,6 +35,13 @@ func (s *Sim) newRequest(w *workload, now float64) {
 	if int(r.output) > w.maxTok {
 		r.output = int32(w.maxTok)
 	}
+	if w.rngRep != nil {
+		if w.zipf != nil {
+			r.content = int32(w.zipf.Uint64())
+		} else {
+			r.content = int32(w.rngRep.IntN(w.spec.Repeats.Distinct))
+		}
+	}
 	w.stats.offered++
 	s.ser.offered[s.interval(now)]++
 	s.live++
@@ -86,7 +93,7 @@ func (s *Sim) refused(id int32, reason int, retryAfter float64) {
 	r := &s.reqs[id]
 	w := s.wls[r.wl]
 	r.lastRsn = int16(reason)
-	if rt := w.route; rt != nil && retryable(reason) {
+	if rt := w.route; rt != nil && retryable(reason) && !gatewayReason(reason) {
 		now := s.eng.Now()
 		if rt.spec.Cooldown > 0 {
 			rt.coolTill[r.tgt] = now + float64(rt.spec.Cooldown)
@@ -99,6 +106,9 @@ func (s *Sim) refused(id int32, reason int, retryAfter float64) {
 				return
 			}
 		}
+	}
+	if r.gw != 0 {
+		s.gwRelease(id, 0) // the attempt left the gateway with nothing served
 	}
 	if retryable(reason) {
 		d, ok := w.retry.delay(int(r.attempts)-1, retryAfter, r.prevDelay, w.rngClient)
@@ -122,6 +132,9 @@ func (s *Sim) fail(id int32, reason int) {
 	w := s.wls[r.wl]
 	if r.state == stService && r.batch {
 		s.tgt(r).prov.batchQ -= float64(r.input) // a batch-lane job that expired
+	}
+	if r.gw != 0 {
+		s.gwRelease(id, 0)
 	}
 	w.stats.failed++
 	w.stats.failedBy[reason]++

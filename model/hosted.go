@@ -14,7 +14,17 @@ func (s *Sim) send(id int32) {
 		w.stats.retries++
 		s.ser.retries[iv]++
 	}
-	if w.route != nil {
+	if s.gw != nil && !s.gwAdmit(id, iv) {
+		return
+	}
+	s.route(id, iv)
+}
+
+// route sends an attempt that passed the gateway (if any) to its backend:
+// a route picks the target.
+func (s *Sim) route(id int32, iv int) {
+	r := &s.reqs[id]
+	if w := s.wls[r.wl]; w.route != nil {
 		r.tgt = s.pick(w.route, w)
 	}
 	s.sendTo(id, iv)

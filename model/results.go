@@ -18,6 +18,7 @@ type Results struct {
 	Priorities  []GroupResult   `json:"priorities"`
 	Backends    []BackendResult `json:"backends"`
 	Routes      []RouteResult   `json:"routes,omitempty"`
+	Gateway     *GatewayResult  `json:"gateway,omitempty"`
 	Series      Series          `json:"series"`
 	Verdict     []string        `json:"verdict"`
 }
