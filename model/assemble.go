@@ -130,7 +130,7 @@ func quantiles(sk interface {
 
 func (s *Sim) backendResult(p *provider) BackendResult {
 	b := BackendResult{Name: p.spec.Name, Kind: "hosted", Attempts: p.stats.attempts, Admitted: p.stats.admitted,
-		Rejected: reasonMap(&p.stats.rejected), Tokens: tokenCounts(&p.stats.tok), Cost: cost(&p.stats.tok)}
+		Abandoned: p.stats.abandoned, Rejected: reasonMap(&p.stats.rejected), Tokens: tokenCounts(&p.stats.tok), Cost: cost(&p.stats.tok)}
 	var most int64
 	for _, sc := range p.stats.scopes {
 		for d := 0; d < numDims; d++ {

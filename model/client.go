@@ -91,8 +91,13 @@ func reserve(b *tokenBucket, now, n float64) float64 {
 // refused applies the client's retry policy to a refused attempt.
 func (s *Sim) refused(id int32, reason int, retryAfter float64) {
 	r := &s.reqs[id]
+	if r.orphan {
+		s.dropOrphan(id)
+		return
+	}
 	w := s.wls[r.wl]
 	r.lastRsn = int16(reason)
+	r.out = false
 	if rt := w.route; rt != nil && retryable(reason) && !gatewayReason(reason) {
 		now := s.eng.Now()
 		if rt.spec.Cooldown > 0 {
@@ -102,6 +107,10 @@ func (s *Sim) refused(id int32, reason int, retryAfter float64) {
 			if next := rt.nextTarget(r.tgt, now); next >= 0 {
 				rt.stats.Fallbacks++
 				r.tgt = next
+				r.out = true
+				if w.timeout > 0 {
+					s.arm(id, w) // a new deployment call, a new timeout
+				}
 				s.sendTo(id, s.interval(now)) // the same client attempt, another backend
 				return
 			}
@@ -129,6 +138,10 @@ func (s *Sim) refused(id int32, reason int, retryAfter float64) {
 // fail ends a request without an answer.
 func (s *Sim) fail(id int32, reason int) {
 	r := &s.reqs[id]
+	if r.orphan {
+		s.dropOrphan(id)
+		return
+	}
 	w := s.wls[r.wl]
 	if r.state == stService && r.batch {
 		s.tgt(r).prov.batchQ -= float64(r.input) // a batch-lane job that expired

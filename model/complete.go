@@ -9,7 +9,11 @@ func (s *Sim) complete(id int32, tally *tokenTally) {
 	w := s.wls[r.wl]
 	now := s.eng.Now()
 	st := w.stats
-	st.tok.add(tally)
+	st.tok.add(tally) // billed even when nobody was waiting for it
+	if r.orphan {
+		s.dropOrphan(id)
+		return
+	}
 	if g := s.gw; g != nil {
 		if r.gw&gwHeld != 0 {
 			actual := g.gwActual(tally)

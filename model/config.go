@@ -253,6 +253,9 @@ func (c *Config) checkGatewayWorkload(w *WorkloadSpec, at string) error {
 		}
 		return nil
 	}
+	if w.Demand.Closed() && w.Demand.Think.MeanValue() == 0 {
+		return &workloads.FieldError{Key: at + ".demand.think", Msg: "closed-loop users behind a gateway need a think time > 0: the gateway refuses at once, so they would loop without time passing"}
+	}
 	_, t := g.tenant(w.Tenant)
 	if t == nil {
 		var names []string

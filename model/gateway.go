@@ -98,6 +98,7 @@ type gwStats struct {
 	peakQueue, queueLen     int
 	failOpenAdmits          int64
 	failClosed              int64
+	abandonedQueued         int64 // clients timed out while their request waited here
 }
 
 func newGateway(spec *GatewaySpec, cfg *Config) *gateway {
@@ -329,7 +330,11 @@ func (s *Sim) gwReject(id int32, key *gwScope, reason int, retryAfter float64, i
 		key.st.rejected[reason]++
 	}
 	s.ser.reject(reason, iv)
-	s.refused(id, reason, retryAfter)
+	r.lastRsn = int16(reason)
+	r.retryAft = retryAfter
+	r.state = stBackoff
+	r.out = false
+	s.eng.Schedule(s.eng.Now()+float64(s.gw.spec.ErrorLatency), evFail, id, r.gen)
 }
 
 // gwEnqueue puts an admitted request in its tenant's fair queue.
@@ -380,7 +385,12 @@ func (g *gateway) gwNext(units func(int32) float64) int32 {
 				t.visited[c] = true
 			}
 			head := t.q[c].front()
-			if u := units(head); u <= t.deficit[c] {
+			u := units(head)
+			if u < 0 { // abandoned by its client: it leaves without a turn
+				t.q[c].popFront()
+				return head
+			}
+			if u <= t.deficit[c] {
 				t.deficit[c] -= u
 				t.served[c] += u
 				t.q[c].popFront()
@@ -400,7 +410,12 @@ func (s *Sim) gwDispatch() {
 		return
 	}
 	g.dispatching = true
-	units := func(id int32) float64 { return s.reqs[id].gwRes }
+	units := func(id int32) float64 {
+		if s.reqs[id].orphan {
+			return -1
+		}
+		return s.reqs[id].gwRes
+	}
 	for g.inFlight < g.maxInFlight {
 		id := g.gwNext(units)
 		if id < 0 {
@@ -410,6 +425,10 @@ func (s *Sim) gwDispatch() {
 		now := s.eng.Now()
 		g.st.queueLen--
 		s.ser.queue.Add(now, -1)
+		if r.orphan {
+			s.dropOrphan(id)
+			continue
+		}
 		g.st.wait[classOf(s.wls[r.wl])].Add(now - r.gwQueued)
 		g.inFlight++
 		r.gw |= gwSlot
@@ -443,8 +462,12 @@ func (s *Sim) gwShed(gen uint32) {
 				}
 				t.q[c].popFront()
 				g.st.queueLen--
-				g.st.shed[c]++
 				s.ser.queue.Add(now, -1)
+				if r.orphan {
+					s.dropOrphan(id)
+					continue
+				}
+				g.st.shed[c]++
 				w := s.wls[r.wl]
 				var key *gwScope
 				if w.gwK >= 0 {
@@ -554,4 +577,20 @@ func (s *Sim) gwLeaseExpired(li int32) {
 		k.st.leaseRefunded += l.units
 	}
 	g.freeLeases = append(g.freeLeases, li)
+}
+
+// gwDisconnectQueued releases what a request waiting in the fair queue
+// held when its client disconnects: its reservation and stream slots. Its
+// entry stays in the queue and is skipped when reached.
+func (s *Sim) gwDisconnectQueued(id int32) {
+	r := &s.reqs[id]
+	w := s.wls[r.wl]
+	now := s.eng.Now()
+	local := r.gw&gwLocal != 0
+	s.gwScopes(w, func(sc *gwScope) {
+		sc.giveBack(local, now, r.gwRes)
+		sc.st.refunded += r.gwRes
+		sc.streams--
+	})
+	r.gw = 0
 }

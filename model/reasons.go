@@ -24,7 +24,8 @@ const (
 	rsGwShed         = rsConcurrency + 17 // gateway 503: shed from the fair queue
 	rsGwStoreDown    = rsConcurrency + 18 // gateway 503: limiter store down, failing closed
 	rsGwCrash        = rsConcurrency + 19 // gateway 502: the node serving the stream died
-	numReasons       = rsConcurrency + 20
+	rsTimeout        = rsConcurrency + 20 // the client's timeout: it abandoned the attempt
+	numReasons       = rsConcurrency + 21
 )
 
 // reasonNames are the keys used in results (rejected.<reason>).
@@ -35,6 +36,7 @@ var reasonNames = [numReasons]string{
 	"too_large_400", "spend_cap", "batch_queue", "batch_expired", "retry_after_too_long",
 	"replica_failure", "replica_lost",
 	"gw_units", "gw_key_units", "gw_streams", "gw_key_streams", "gw_too_large_400", "gw_shed_503", "gw_store_down_503", "gw_crash_502",
+	"timeout",
 }
 
 // gatewayReason reports whether r was decided at the gateway, before any

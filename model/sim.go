@@ -23,6 +23,7 @@ const (
 	evCacheHit               // Obj = request: answered from the gateway's response cache
 	evGateway                // Gen = the gateway's shed timer generation
 	evLease                  // Obj = gateway lease: a crashed stream's lease expired
+	evTimeout                // Obj = request: its attempt's timeout, if still outstanding
 )
 
 // Request states.
@@ -52,6 +53,9 @@ type request struct {
 	lastRsn   int16
 	tgt       int8  // the target of the current attempt (workload.targets)
 	gw        uint8 // gateway flags (gateway.go)
+	out       bool  // an attempt is outstanding (sent, no answer yet)
+	orphan    bool  // abandoned by its client; the backend still holds it
+	deadline  float64
 	content   int32 // which of the workload's distinct requests (response cache)
 	gwRes     float64
 	gwAt      float64 // admitted by the gateway
@@ -81,6 +85,7 @@ type workload struct {
 	gwT     *gwTenant // its tenant at the gateway, or nil
 	gwK     int       // its key in gwT.keys, or -1
 	rngRep  *rand.Rand
+	timeout float64
 	zipf    *rand.Zipf
 	// fixedTok is set when every request has the same tokens (fixed
 	// distributions, one prefix): they are drawn once.
@@ -125,6 +130,7 @@ type Sim struct {
 	noSpans bool
 	free    []int32
 	nInt    int
+	routed  int64 // attempts that passed the gateway to the router
 	live    int64
 	ser     *seriesStats
 	ran     bool
@@ -253,6 +259,7 @@ func Build(cfg Config) (*Sim, error) {
 			}
 		}
 		w.semCap = spec.Client.MaxConcurrency
+		w.timeout = float64(spec.Client.Timeout)
 		if pc := spec.Client.Pace; pc.RequestsPerMin > 0 {
 			w.paceReq = newTokenBucket(pc.RequestsPerMin/60, pc.Burst)
 		}
@@ -385,6 +392,10 @@ func (s *Sim) Handle(e sim.Event) {
 		s.refused(e.Obj, int(r.lastRsn), r.retryAft)
 	case evCacheHit:
 		s.complete(e.Obj, &tokenTally{})
+	case evTimeout:
+		if r.out && r.deadline == s.eng.Now() {
+			s.timeout(e.Obj)
+		}
 	}
 }
 

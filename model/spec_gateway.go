@@ -36,10 +36,13 @@ type GatewaySpec struct {
 	// RetryAfterMin is the smallest Retry-After the gateway sends for a
 	// 429 (seconds, rounded up like the seed's math.ceil); default 1.
 	RetryAfterMin workloads.Duration `toml:"retry_after_min"`
-	Queue         GatewayQueue       `toml:"queue"`
-	Cache         GatewayCache       `toml:"cache"`
-	Outages       []GatewayOutage    `toml:"outage"`
-	Tenants       []TenantSpec       `toml:"tenant"`
+	// ErrorLatency is how long the gateway takes to answer a refusal
+	// (default 2 ms).
+	ErrorLatency workloads.Duration `toml:"error_latency"`
+	Queue        GatewayQueue       `toml:"queue"`
+	Cache        GatewayCache       `toml:"cache"`
+	Outages      []GatewayOutage    `toml:"outage"`
+	Tenants      []TenantSpec       `toml:"tenant"`
 }
 
 // GatewayWeights are the unit weights of the token kinds (seed 004:
@@ -112,7 +115,7 @@ type TenantKeySpec struct {
 
 // IsZero reports whether nothing of the gateway is set.
 func (g *GatewaySpec) IsZero() bool {
-	return g.Weights == (GatewayWeights{}) && g.MaxOutput == 0 && g.LeaseTTL == 0 && g.CrashRate == 0 && g.RetryAfterMin == 0 &&
+	return g.Weights == (GatewayWeights{}) && g.MaxOutput == 0 && g.LeaseTTL == 0 && g.CrashRate == 0 && g.RetryAfterMin == 0 && g.ErrorLatency == 0 &&
 		g.Queue == (GatewayQueue{}) && g.Cache == (GatewayCache{}) && len(g.Outages) == 0 && len(g.Tenants) == 0
 }
 
@@ -125,6 +128,9 @@ func (g *GatewaySpec) applyDefaults() {
 	}
 	if g.RetryAfterMin == 0 {
 		g.RetryAfterMin = 1
+	}
+	if g.ErrorLatency == 0 {
+		g.ErrorLatency = 0.002
 	}
 	if g.Queue.Quantum == 0 {
 		g.Queue.Quantum = 50_000
@@ -184,6 +190,9 @@ func (g *GatewaySpec) Validate() error {
 	}
 	if g.RetryAfterMin < 0 {
 		return fe("retry_after_min", "must be >= 0")
+	}
+	if g.ErrorLatency < 0 {
+		return fe("error_latency", "must be a duration > 0")
 	}
 	q := g.Queue
 	if q.MaxInFlight < 0 {

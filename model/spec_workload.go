@@ -52,6 +52,12 @@ type ClientSpec struct {
 	MaxConcurrency int       `toml:"max_concurrency"` // semaphore size; 0 = unlimited
 	Retry          RetrySpec `toml:"retry"`           // a preset name or a policy table
 	Pace           PaceSpec  `toml:"pace"`            // optional local pacing bucket
+	// Timeout abandons an attempt that has not completed this long after
+	// it was sent (the SDKs' request timeout; 0 = none). The client
+	// disconnects: the gateway releases what it held and a route falls
+	// back, but the backend does not know and finishes the work, billed
+	// and wasted, unless it was still waiting in a queue.
+	Timeout workloads.Duration `toml:"timeout"`
 }
 
 // PaceSpec is a client-side pacing bucket set under the quota: every attempt
@@ -127,6 +133,9 @@ func (w *WorkloadSpec) Validate() error {
 	c := w.Client
 	if c.MaxConcurrency < 0 || c.MaxConcurrency > 10_000_000 {
 		return &workloads.FieldError{Key: "client.max_concurrency", Msg: fmt.Sprintf("must be between 0 (unlimited) and 10000000, got %d", c.MaxConcurrency)}
+	}
+	if c.Timeout < 0 {
+		return &workloads.FieldError{Key: "client.timeout", Msg: "must be a duration >= 0 (0 = no timeout)"}
 	}
 	if err := c.Retry.Validate(); err != nil {
 		return workloads.Prefix("client.retry", err)
