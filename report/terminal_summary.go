@@ -1,0 +1,109 @@
+package report
+
+import (
+	"fmt"
+	"io"
+	"math"
+	"text/tabwriter"
+)
+
+// WriteSummaryTerminal writes a document with a Summary: every variant's
+// key figures as mean ± the 95% interval's half-width over the
+// replications, then each variant's difference from the base, paired by
+// replication, then the verdicts of the first replication.
+func WriteSummaryTerminal(w io.Writer, d *Document) error {
+	if len(d.Variants) == 0 || len(d.Summary) == 0 {
+		return WriteTerminal(w, d)
+	}
+	writeHeader(w, d, fmt.Sprintf(" · %d replications", max(d.Replications, 1)))
+	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
+	fmt.Fprint(tw, "\t")
+	for _, v := range d.Summary {
+		fmt.Fprintf(tw, "%s\t", v.Variant)
+	}
+	fmt.Fprintln(tw)
+	for i, f := range d.Summary[0].Figures {
+		fmt.Fprintf(tw, "%s\t", f.Label)
+		for _, v := range d.Summary {
+			fmt.Fprintf(tw, "%s\t", estimateText(v.Figures[i].Unit, v.Figures[i].Estimate, false))
+		}
+		fmt.Fprintln(tw)
+	}
+	if err := tw.Flush(); err != nil {
+		return err
+	}
+	if len(d.Summary) > 1 {
+		fmt.Fprintf(w, "\nDifference from %s, paired by replication (mean ± 95%% interval; * the interval excludes 0):\n", d.Summary[0].Variant)
+		tw = tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
+		fmt.Fprint(tw, "\t")
+		for _, v := range d.Summary[1:] {
+			fmt.Fprintf(tw, "%s\t", v.Variant)
+		}
+		fmt.Fprintln(tw)
+		for i, f := range d.Summary[0].Figures {
+			fmt.Fprintf(tw, "%s\t", f.Label)
+			for _, v := range d.Summary[1:] {
+				cell := "-"
+				if df := v.Figures[i].DiffVsBase; df != nil {
+					cell = estimateText(f.Unit, *df, true)
+					if df.Excludes(0) {
+						cell += " *"
+					}
+				}
+				fmt.Fprintf(tw, "%s\t", cell)
+			}
+			fmt.Fprintln(tw)
+		}
+		if err := tw.Flush(); err != nil {
+			return err
+		}
+	}
+	return writeVerdicts(w, d, d.Replications > 1)
+}
+
+// estimateText formats an estimate in its unit: "645ms ± 12ms", or with
+// signed set "+1.2s ± 0.3s". With one replication (or no spread) the ± is
+// left out.
+func estimateText(unit string, e Estimate, signed bool) string {
+	s := valueText(unit, e.Mean, signed)
+	if h := e.HalfWidth(); e.N > 1 && h > 0 {
+		s += " ± " + valueText(unit, h, false)
+	}
+	return s
+}
+
+// valueText formats one value of a figure's unit.
+func valueText(unit string, v float64, signed bool) string {
+	sign := ""
+	if signed {
+		switch {
+		case v > 0:
+			sign = "+"
+		case v < 0:
+			sign = "-"
+		}
+		v = math.Abs(v)
+	} else if v < 0 {
+		sign, v = "-", -v
+	}
+	var s string
+	switch unit {
+	case "s":
+		s = human(v)
+	case "%":
+		s = fmt.Sprintf("%.1f%%", v)
+	case "USD":
+		s = usd(v)
+	case "req/s":
+		s = rate(v)
+	case "requests":
+		if v == math.Trunc(v) || v >= 100 {
+			s = count(int64(math.Round(v)))
+		} else {
+			s = fmt.Sprintf("%.1f", v)
+		}
+	default:
+		s = fmt.Sprintf("%.0f", v)
+	}
+	return sign + s
+}
