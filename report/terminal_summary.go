@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"io"
 	"math"
+	"strconv"
+	"strings"
 	"text/tabwriter"
 )
 
@@ -67,9 +69,26 @@ func WriteSummaryTerminal(w io.Writer, d *Document) error {
 func estimateText(unit string, e Estimate, signed bool) string {
 	s := valueText(unit, e.Mean, signed)
 	if h := e.HalfWidth(); e.N > 1 && h > 0 {
-		s += " ± " + valueText(unit, h, false)
+		s += " ± " + halfText(unit, h)
 	}
 	return s
+}
+
+// halfText formats an interval's half-width: as a value of its unit, or
+// with two significant digits when that would round it to zero.
+func halfText(unit string, h float64) string {
+	s := valueText(unit, h, false)
+	if unit == "s" || strings.Trim(s, "$0.,%") != "" {
+		return s
+	}
+	g := strconv.FormatFloat(h, 'g', 2, 64)
+	switch unit {
+	case "%":
+		return g + "%"
+	case "USD":
+		return "$" + g
+	}
+	return g
 }
 
 // valueText formats one value of a figure's unit.
@@ -94,6 +113,9 @@ func valueText(unit string, v float64, signed bool) string {
 		s = fmt.Sprintf("%.1f%%", v)
 	case "USD":
 		s = usd(v)
+		if v > 0 && v < 1 {
+			s = "$" + strconv.FormatFloat(v, 'g', 3, 64)
+		}
 	case "req/s":
 		s = rate(v)
 	case "requests":

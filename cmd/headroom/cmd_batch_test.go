@@ -274,6 +274,7 @@ func TestBatchFlagErrors(t *testing.T) {
 		{[]string{"sweep", a, "--param", "provider.api.limits.rpm"}, "expected KEY=V1,V2"},
 		{[]string{"sweep", a, "--param", "a.b=1", "--param", "a.b=2"}, "swept twice"},
 		{[]string{"sweep", a}, "--param KEY=V1,V2"},
+		{[]string{"sweep", a, "--param", "provider.api.limits.rpm=60", "--workload", "chat"}, "add --concurrency or --rate"},
 	} {
 		code, stdout, stderr := cli(t, c.args...)
 		if code != exitBadInput || stdout != "" || !strings.Contains(stderr, c.want) {

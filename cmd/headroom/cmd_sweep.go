@@ -148,6 +148,9 @@ func cmdSweep(args []string, stdout, stderr io.Writer) error {
 			}
 		}
 	}
+	if workload == "" && fs.Changed("workload") {
+		return badInput("--workload names the workload a load level varies; add --concurrency or --rate LEVELS")
+	}
 	overrides, err := parseSets(o.sets)
 	if err != nil {
 		return err
