@@ -63,12 +63,15 @@ func WriteSummaryTerminal(w io.Writer, d *Document) error {
 	return writeVerdicts(w, d, d.Replications > 1)
 }
 
+// negligible is the magnitude below which a figure prints as 0.
+const negligible = 1e-9
+
 // estimateText formats an estimate in its unit: "645ms ± 12ms", or with
 // signed set "+1.2s ± 0.3s". With one replication (or no spread) the ± is
 // left out.
 func estimateText(unit string, e Estimate, signed bool) string {
 	s := valueText(unit, e.Mean, signed)
-	if h := e.HalfWidth(); e.N > 1 && h > 0 {
+	if h := e.HalfWidth(); e.N > 1 && h >= negligible {
 		s += " ± " + halfText(unit, h)
 	}
 	return s
@@ -93,6 +96,9 @@ func halfText(unit string, h float64) string {
 
 // valueText formats one value of a figure's unit.
 func valueText(unit string, v float64, signed bool) string {
+	if math.Abs(v) < negligible {
+		v = 0 // float dust, such as costs summed in another order
+	}
 	sign := ""
 	if signed {
 		switch {
