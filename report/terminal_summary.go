@@ -17,7 +17,11 @@ func WriteSummaryTerminal(w io.Writer, d *Document) error {
 	if len(d.Variants) == 0 || len(d.Summary) == 0 {
 		return WriteTerminal(w, d)
 	}
-	writeHeader(w, d, fmt.Sprintf(" · %d replications", max(d.Replications, 1)))
+	reps := " · 1 replication"
+	if d.Replications > 1 {
+		reps = fmt.Sprintf(" · %d replications", d.Replications)
+	}
+	writeHeader(w, d, reps)
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
 	fmt.Fprint(tw, "\t")
 	for _, v := range d.Summary {
