@@ -36,6 +36,9 @@ func (s *Sim) results(interrupted bool) *Results {
 	for _, rt := range s.routes {
 		res.Routes = append(res.Routes, rt.stats)
 	}
+	if s.gw != nil {
+		res.Gateway = s.gatewayResult(res, horizon)
+	}
 	res.Series = s.series()
 	res.Verdict = verdict(res)
 	return res
@@ -127,7 +130,7 @@ func quantiles(sk interface {
 
 func (s *Sim) backendResult(p *provider) BackendResult {
 	b := BackendResult{Name: p.spec.Name, Kind: "hosted", Attempts: p.stats.attempts, Admitted: p.stats.admitted,
-		Rejected: reasonMap(&p.stats.rejected), Tokens: tokenCounts(&p.stats.tok), Cost: cost(&p.stats.tok)}
+		Abandoned: p.stats.abandoned, Rejected: reasonMap(&p.stats.rejected), Tokens: tokenCounts(&p.stats.tok), Cost: cost(&p.stats.tok)}
 	var most int64
 	for _, sc := range p.stats.scopes {
 		for d := 0; d < numDims; d++ {

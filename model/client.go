@@ -35,6 +35,13 @@ func (s *Sim) newRequest(w *workload, now float64) {
 	if int(r.output) > w.maxTok {
 		r.output = int32(w.maxTok)
 	}
+	if w.rngRep != nil {
+		if w.zipf != nil {
+			r.content = int32(w.zipf.Uint64())
+		} else {
+			r.content = int32(w.rngRep.IntN(w.spec.Repeats.Distinct))
+		}
+	}
 	w.stats.offered++
 	s.ser.offered[s.interval(now)]++
 	s.live++
@@ -84,9 +91,14 @@ func reserve(b *tokenBucket, now, n float64) float64 {
 // refused applies the client's retry policy to a refused attempt.
 func (s *Sim) refused(id int32, reason int, retryAfter float64) {
 	r := &s.reqs[id]
+	if r.orphan {
+		s.dropOrphan(id)
+		return
+	}
 	w := s.wls[r.wl]
 	r.lastRsn = int16(reason)
-	if rt := w.route; rt != nil && retryable(reason) {
+	r.out = false
+	if rt := w.route; rt != nil && retryable(reason) && !gatewayReason(reason) {
 		now := s.eng.Now()
 		if rt.spec.Cooldown > 0 {
 			rt.coolTill[r.tgt] = now + float64(rt.spec.Cooldown)
@@ -95,10 +107,17 @@ func (s *Sim) refused(id int32, reason int, retryAfter float64) {
 			if next := rt.nextTarget(r.tgt, now); next >= 0 {
 				rt.stats.Fallbacks++
 				r.tgt = next
+				r.out = true
+				if w.timeout > 0 {
+					s.arm(id, w) // a new deployment call, a new timeout
+				}
 				s.sendTo(id, s.interval(now)) // the same client attempt, another backend
 				return
 			}
 		}
+	}
+	if r.gw != 0 {
+		s.gwRelease(id, 0) // the attempt left the gateway with nothing served
 	}
 	if retryable(reason) {
 		d, ok := w.retry.delay(int(r.attempts)-1, retryAfter, r.prevDelay, w.rngClient)
@@ -119,9 +138,16 @@ func (s *Sim) refused(id int32, reason int, retryAfter float64) {
 // fail ends a request without an answer.
 func (s *Sim) fail(id int32, reason int) {
 	r := &s.reqs[id]
+	if r.orphan {
+		s.dropOrphan(id)
+		return
+	}
 	w := s.wls[r.wl]
 	if r.state == stService && r.batch {
 		s.tgt(r).prov.batchQ -= float64(r.input) // a batch-lane job that expired
+	}
+	if r.gw != 0 {
+		s.gwRelease(id, 0)
 	}
 	w.stats.failed++
 	w.stats.failedBy[reason]++

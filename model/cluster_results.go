@@ -65,7 +65,7 @@ func (s *Sim) shareGPUCost(horizon float64) {
 
 func (s *Sim) clusterResult(c *cluster, horizon float64) BackendResult {
 	b := BackendResult{Name: c.spec.Name, Kind: "cluster", Attempts: c.stats.attempts, Admitted: c.stats.admitted,
-		Rejected: reasonMap(&c.stats.rejected), Tokens: tokenCounts(&c.stats.tok), Cost: cost(&c.stats.tok), Limits: []LimitResult{}}
+		Abandoned: c.stats.abandoned, Rejected: reasonMap(&c.stats.rejected), Tokens: tokenCounts(&c.stats.tok), Cost: cost(&c.stats.tok), Limits: []LimitResult{}}
 	cs := c.cs
 	n := len(cs.batch)
 	tp := float64(c.spec.TensorParallel)

@@ -138,6 +138,15 @@ func (s *Sim) admitWaiting(c *cluster, rep *replica, budgetp *int, b *perf.Batch
 		if !ok {
 			break
 		}
+		if s.reqs[id].orphan {
+			// Its client went away while it waited: the engine aborts it.
+			rep.popWaiting()
+			s.ser.queue.Add(now, -1)
+			c.cs.waitG.Add(now, -1)
+			rep.waitG.Add(now, -1)
+			s.dropOrphan(id)
+			continue
+		}
 		r := &s.reqs[id]
 		sq := &s.seqs[id]
 		w := s.wls[r.wl]

@@ -9,7 +9,27 @@ func (s *Sim) complete(id int32, tally *tokenTally) {
 	w := s.wls[r.wl]
 	now := s.eng.Now()
 	st := w.stats
-	st.tok.add(tally)
+	st.tok.add(tally) // billed even when nobody was waiting for it
+	if r.orphan {
+		s.dropOrphan(id)
+		return
+	}
+	if g := s.gw; g != nil {
+		if r.gw&gwHeld != 0 {
+			actual := g.gwActual(tally)
+			if g.spec.CrashRate > 0 && g.rng.Float64() < g.spec.CrashRate {
+				s.gwCrash(id, actual)
+				return
+			}
+			s.gwRelease(id, actual)
+		} else if r.gw&gwSlot != 0 {
+			s.gwRelease(id, 0)
+		}
+		if exp := g.cacheExp[r.wl]; exp != nil && r.gw&gwHit == 0 {
+			exp[r.content] = now + float64(g.spec.Cache.TTL)
+		}
+		r.gw = 0
+	}
 	ttft := r.admitted + r.ttftSvc - r.arrival
 	e2e := now - r.arrival
 	qwait := r.admitted - r.arrival

@@ -22,6 +22,7 @@ type Config struct {
 	Providers   []ProviderSpec
 	Clusters    []ClusterSpec
 	Routes      []RouteSpec
+	Gateway     *GatewaySpec // nil: no gateway
 }
 
 // maxIntervals bounds the length of the reported series.
@@ -133,6 +134,11 @@ func (c *Config) Validate() error {
 		routes[rt.Name] = rt
 	}
 	seen := map[string]bool{}
+	if c.Gateway != nil {
+		if err := c.Gateway.Validate(); err != nil {
+			return workloads.Prefix("gateway", err)
+		}
+	}
 	for i := range c.Workloads {
 		w := &c.Workloads[i]
 		at := fmt.Sprintf("workload[%d]", i)
@@ -143,6 +149,9 @@ func (c *Config) Validate() error {
 			return &workloads.FieldError{Key: at + ".name", Msg: fmt.Sprintf("duplicate workload name %q", w.Name)}
 		}
 		seen[w.Name] = true
+		if err := c.checkGatewayWorkload(w, at); err != nil {
+			return err
+		}
 		if rt := routes[w.Route]; rt != nil {
 			if w.Lane == LaneBatch {
 				return &workloads.FieldError{Key: at + ".lane", Msg: "the batch lane needs a provider as the route, not a route"}
@@ -226,6 +235,46 @@ func (c *Config) ApplyDefaults() {
 	for i := range c.Routes {
 		c.Routes[i].applyDefaults()
 	}
+	if c.Gateway != nil {
+		c.Gateway.applyDefaults()
+	}
+}
+
+// checkGatewayWorkload checks a workload's tenant, gateway key and
+// repeats against the gateway.
+func (c *Config) checkGatewayWorkload(w *WorkloadSpec, at string) error {
+	g := c.Gateway
+	if !g.Enabled() {
+		if w.GatewayKey != "" {
+			return &workloads.FieldError{Key: at + ".gateway_key", Msg: "there is no [gateway] with tenants; remove gateway_key or add a gateway"}
+		}
+		if w.Repeats.Distinct > 0 {
+			return &workloads.FieldError{Key: at + ".repeats", Msg: "repeats only matter to a gateway's response cache; add [gateway.cache] or remove them"}
+		}
+		return nil
+	}
+	if w.Demand.Closed() && w.Demand.Think.MeanValue() == 0 {
+		return &workloads.FieldError{Key: at + ".demand.think", Msg: "closed-loop users behind a gateway need a think time > 0: the gateway refuses at once, so they would loop without time passing"}
+	}
+	_, t := g.tenant(w.Tenant)
+	if t == nil {
+		var names []string
+		for _, t := range g.Tenants {
+			names = append(names, t.Name)
+		}
+		return &workloads.FieldError{Key: at + ".tenant", Msg: fmt.Sprintf("with a gateway every workload names one of its tenants; no tenant %q, have: %s", w.Tenant, listNames(names))}
+	}
+	if w.GatewayKey != "" {
+		var keys []string
+		for _, k := range t.Keys {
+			if k.Name == w.GatewayKey {
+				return nil
+			}
+			keys = append(keys, k.Name)
+		}
+		return &workloads.FieldError{Key: at + ".gateway_key", Msg: fmt.Sprintf("tenant %q has no key %q; have: %s", t.Name, w.GatewayKey, listNames(keys))}
+	}
+	return nil
 }
 
 // clockString formats seconds after midnight as HH:MM (or HH:MM:SS).

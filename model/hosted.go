@@ -14,7 +14,22 @@ func (s *Sim) send(id int32) {
 		w.stats.retries++
 		s.ser.retries[iv]++
 	}
-	if w.route != nil {
+	r.out = true
+	if w.timeout > 0 {
+		s.arm(id, w)
+	}
+	if s.gw != nil && !s.gwAdmit(id, iv) {
+		return
+	}
+	s.route(id, iv)
+}
+
+// route sends an attempt that passed the gateway (if any) to its backend:
+// a route picks the target.
+func (s *Sim) route(id int32, iv int) {
+	s.routed++
+	r := &s.reqs[id]
+	if w := s.wls[r.wl]; w.route != nil {
 		r.tgt = s.pick(w.route, w)
 	}
 	s.sendTo(id, iv)
@@ -153,6 +168,7 @@ func (s *Sim) sendBatch(id int32, iv int) {
 func (s *Sim) reject(id int32, reason int, retryAfter float64, iv int) {
 	s.countRejection(id, reason, iv)
 	r := &s.reqs[id]
+	r.out = false // answered: the refusal is on its way
 	if et := s.tgt(r).errTime; et > 0 {
 		r.lastRsn = int16(reason)
 		r.retryAft = retryAfter
@@ -184,10 +200,15 @@ func (s *Sim) done(id int32) {
 		}
 		if p.conCap > 0 {
 			p.conUsed--
-			if p.conQ.len() > 0 {
+			for p.conQ.len() > 0 {
 				next := p.conQ.popFront()
 				s.ser.queue.Add(now, -1)
+				if s.reqs[next].orphan {
+					s.dropOrphan(next)
+					continue
+				}
 				s.serve(next)
+				break
 			}
 		}
 	}
@@ -205,8 +226,11 @@ func (s *Sim) done(id int32) {
 func (s *Sim) countRejection(id int32, reason, iv int) {
 	r := &s.reqs[id]
 	w := s.wls[r.wl]
-	w.stats.rejected[reason]++
 	w.targets[r.tgt].bstats.rejected[reason]++
+	if r.orphan {
+		return // its client already counted the attempt as timed out
+	}
+	w.stats.rejected[reason]++
 	if w.route != nil {
 		w.route.stats.Targets[r.tgt].Refused++
 	}

@@ -179,21 +179,95 @@ func genConfig(t *rapid.T) Config {
 			w.Client.Pace = PaceSpec{RequestsPerMin: rapid.Float64Range(1, 600).Draw(t, "pace")}
 		}
 		w.SLO = SLOSpec{TTFT: 2}
+		if rapid.Bool().Draw(t, "timeout?") {
+			w.Client.Timeout = workloads.Duration(rapid.Float64Range(0.2, 30).Draw(t, "timeout"))
+		}
 		wls = append(wls, w)
 	}
-	return Config{Name: "random", Seed: rapid.Uint64().Draw(t, "seed"), Duration: rapid.Float64Range(30, 300).Draw(t, "duration"),
+	cfg := Config{Name: "random", Seed: rapid.Uint64().Draw(t, "seed"), Duration: rapid.Float64Range(30, 300).Draw(t, "duration"),
 		Interval: 30, Workloads: wls, Providers: provs, Clusters: clusters, Routes: routes}
+	if rapid.Bool().Draw(t, "gateway?") {
+		for i := range wls {
+			if wls[i].Demand.Closed() && wls[i].Demand.Think.MeanValue() == 0 {
+				wls[i].Demand.Think = workloads.Fixed(0.5)
+			}
+		}
+		cfg.Gateway = genGateway(t, wls)
+	}
+	return cfg
+}
+
+// genGateway draws a gateway for tenants "a" and "b" (the tenants
+// genConfig's workloads use): random buckets, keys, stream caps, a fair
+// queue with shedding, crashes with or without leases, a store outage and
+// a response cache.
+func genGateway(t *rapid.T, wls []WorkloadSpec) *GatewaySpec {
+	g := &GatewaySpec{Weights: GatewayWeights{Input: 1, CachedInput: rapid.Float64Range(0, 1).Draw(t, "gw.wc"), Output: rapid.Float64Range(1, 8).Draw(t, "gw.wo")},
+		MaxOutput: rapid.SampledFrom([]int{0, 200, 2000}).Draw(t, "gw.maxout"),
+		LeaseTTL:  workloads.Duration(rapid.SampledFrom([]float64{0, 5, 60}).Draw(t, "gw.lease")),
+		CrashRate: rapid.SampledFrom([]float64{0, 0.05, 0.5}).Draw(t, "gw.crash")}
+	if rapid.Bool().Draw(t, "gw.queue?") {
+		g.Queue = GatewayQueue{MaxInFlight: rapid.IntRange(1, 20).Draw(t, "gw.inflight"), Quantum: rapid.Float64Range(100, 100_000).Draw(t, "gw.quantum"),
+			ShedAfter: GatewayShed{Batch: workloads.Duration(rapid.SampledFrom([]float64{0, 1, 20}).Draw(t, "gw.shedb")),
+				Interactive: workloads.Duration(rapid.SampledFrom([]float64{0, 5, 60}).Draw(t, "gw.shedi"))}}
+	}
+	if rapid.Bool().Draw(t, "gw.outage?") {
+		g.Outages = []GatewayOutage{{From: rapid.SampledFrom([]string{"00:00:10", "00:01", "00:02"}).Draw(t, "gw.ofrom"),
+			For: workloads.Duration(rapid.Float64Range(1, 100).Draw(t, "gw.ofor")), Mode: rapid.SampledFrom([]string{FailOpen, FailClosed}).Draw(t, "gw.omode")}}
+	}
+	if rapid.Bool().Draw(t, "gw.cache?") {
+		g.Cache = GatewayCache{TTL: workloads.Duration(rapid.Float64Range(1, 300).Draw(t, "gw.cachettl"))}
+		for i := range wls {
+			wls[i].Repeats = RepeatSpec{Distinct: rapid.IntRange(0, 50).Draw(t, "gw.distinct"), Zipf: rapid.SampledFrom([]float64{0, 1.2}).Draw(t, "gw.zipf")}
+		}
+	}
+	for _, name := range []string{"a", "b"} {
+		ts := TenantSpec{Name: name, Weight: rapid.Float64Range(0.5, 4).Draw(t, "gw.weight"), MaxStreams: rapid.IntRange(0, 12).Draw(t, "gw.streams")}
+		if rapid.Bool().Draw(t, "gw.units?") {
+			ts.UnitsPerMin = rapid.Float64Range(10_000, 2_000_000).Draw(t, "gw.units")
+			ts.Burst = rapid.Float64Range(ts.UnitsPerMin/60, ts.UnitsPerMin*2).Draw(t, "gw.burst")
+		}
+		if rapid.Bool().Draw(t, "gw.key?") {
+			k := TenantKeySpec{Name: "gk", MaxStreams: rapid.IntRange(0, 6).Draw(t, "gw.kstreams")}
+			if rapid.Bool().Draw(t, "gw.kunits?") {
+				k.UnitsPerMin = rapid.Float64Range(10_000, 1_000_000).Draw(t, "gw.kunits")
+				k.Burst = k.UnitsPerMin
+			}
+			ts.Keys = []TenantKeySpec{k}
+			for i := range wls {
+				if wls[i].Tenant == name && rapid.Bool().Draw(t, "gw.usekey") {
+					wls[i].GatewayKey = "gk"
+				}
+			}
+		}
+		g.Tenants = append(g.Tenants, ts)
+	}
+	return g
 }
 
 // checker wraps a Sim and checks invariants after every event.
 type checker struct {
-	s *Sim
-	t *rapid.T
+	s    *Sim
+	t    *rapid.T
+	same *sameTime
+}
+
+// sameTime counts events at one instant, to catch loops in which time
+// never advances.
+type sameTime struct {
+	at float64
+	n  int
 }
 
 func (c checker) Handle(e sim.Event) {
 	c.s.Handle(e)
 	now := c.s.eng.Now()
+	if now != c.same.at {
+		c.same.at, c.same.n = now, 0
+	}
+	if c.same.n++; c.same.n > 1_000_000 {
+		c.t.Fatalf("a million events at t = %v without time passing (last kind %d)", now, e.Kind)
+	}
 	for _, p := range c.s.provs {
 		sets := append([]*limitSet{p.org}, p.keys...)
 		for _, ls := range sets {
@@ -239,6 +313,24 @@ func (c checker) Handle(e sim.Event) {
 			}
 		}
 	}
+	if g := c.s.gw; g != nil {
+		if g.maxInFlight > 0 && (g.inFlight > g.maxInFlight || g.inFlight < 0) {
+			c.t.Fatalf("gateway: %d in flight, max %d", g.inFlight, g.maxInFlight)
+		}
+		for _, tn := range g.tenants {
+			scopes := append([]*gwScope{&tn.gwScope}, tn.keys...)
+			for _, sc := range scopes {
+				if sc.streams < 0 || (sc.maxStreams > 0 && sc.streams > sc.maxStreams) {
+					c.t.Fatalf("tenant %s: %d streams, cap %d", tn.spec.Name, sc.streams, sc.maxStreams)
+				}
+				for _, b := range []*tokenBucket{sc.bucket, sc.local} {
+					if b != nil && b.remaining(now) > b.size+1e-6 {
+						c.t.Fatalf("tenant %s: bucket at %v above its size %v", tn.spec.Name, b.level, b.size)
+					}
+				}
+			}
+		}
+	}
 	for _, w := range c.s.wls {
 		if w.semCap > 0 && w.semUsed > w.semCap {
 			c.t.Fatalf("%s: %d client slots used, cap %d", w.spec.Name, w.semUsed, w.semCap)
@@ -259,7 +351,7 @@ func TestRandomScenarioInvariants(t *testing.T) {
 		}
 		s.ran = true
 		s.start()
-		if err := s.eng.Run(context.Background(), cfg.Duration, checker{s, t}); err != nil {
+		if err := s.eng.Run(context.Background(), cfg.Duration, checker{s, t, &sameTime{}}); err != nil {
 			t.Fatal(err)
 		}
 		r := s.results(false)
@@ -311,10 +403,17 @@ func TestRandomScenarioInvariants(t *testing.T) {
 				}
 			}
 		}
-		// Every client attempt reaches a backend once, plus once more per
-		// fallback hop.
-		if att != r.Summary.Attempts.Total+fallbacks {
-			t.Fatalf("backend attempts %d, client attempts %d + fallbacks %d", att, r.Summary.Attempts.Total, fallbacks)
+		// Every attempt the router got reaches a backend once, plus once
+		// more per fallback hop; without a gateway, that is every client
+		// attempt.
+		if att != s.routed+fallbacks {
+			t.Fatalf("backend attempts %d, routed %d + fallbacks %d", att, s.routed, fallbacks)
+		}
+		if s.gw == nil && s.routed != r.Summary.Attempts.Total {
+			t.Fatalf("routed %d of %d client attempts without a gateway", s.routed, r.Summary.Attempts.Total)
+		}
+		if s.gw != nil {
+			checkGateway(t, s, r)
 		}
 		var sc int64
 		for _, v := range r.Series.Completed {
@@ -357,4 +456,75 @@ func TestSameSeedSameBytes(t *testing.T) {
 			t.Fatalf("outputs differ between runs")
 		}
 	})
+}
+
+// checkGateway checks the gateway's books at the end of a run: every
+// client attempt was routed or decided at the gateway; every reserved unit
+// was used, refunded, lost to a crash without a lease, or is still held by
+// a live request or a pending lease; streams held match live requests.
+func checkGateway(t *rapid.T, s *Sim, r *Results) {
+	g := s.gw
+	var decided int64
+	for _, w := range r.Workloads {
+		for k, v := range w.Summary.Attempts.Rejected {
+			if k != "gw_crash_502" && len(k) > 3 && k[:3] == "gw_" {
+				decided += v
+			}
+		}
+	}
+	queued := int64(0)
+	for _, tn := range g.tenants {
+		for c := range tn.q {
+			for i := 0; i < tn.q[c].len(); i++ {
+				if !s.reqs[tn.q[c].buf[(tn.q[c].head+i)%len(tn.q[c].buf)]].orphan {
+					queued++
+				}
+			}
+		}
+	}
+	if got := s.routed + decided + g.st.cacheHits + g.st.abandonedQueued + queued; got != r.Summary.Attempts.Total {
+		t.Fatalf("client attempts %d != routed %d + refused at the gateway %d + cache hits %d + abandoned in its queue %d + still queued %d",
+			r.Summary.Attempts.Total, s.routed, decided, g.st.cacheHits, g.st.abandonedQueued, queued)
+	}
+	held := map[*gwScope]float64{}
+	streams := map[*gwScope]int{}
+	for id := range s.reqs {
+		rq := &s.reqs[id]
+		if rq.state == stFree || rq.gw&gwHeld == 0 {
+			continue
+		}
+		w := s.wls[rq.wl]
+		s.gwScopes(w, func(sc *gwScope) { held[sc] += rq.gwRes; streams[sc]++ })
+	}
+	pending := map[int32]bool{}
+	for li := range g.leases {
+		pending[int32(li)] = true
+	}
+	for _, li := range g.freeLeases {
+		delete(pending, li)
+	}
+	for li := range pending {
+		l := g.leases[li]
+		tn := g.tenants[l.tenant]
+		held[&tn.gwScope] += l.units
+		if l.key >= 0 {
+			held[tn.keys[l.key]] += l.units
+		}
+	}
+	for _, tn := range g.tenants {
+		for _, sc := range append([]*gwScope{&tn.gwScope}, tn.keys...) {
+			st := sc.st
+			sum := st.actual + st.refunded + st.lost + held[sc]
+			if math.Abs(st.reserved-sum) > 1e-6*math.Max(1, st.reserved) {
+				t.Fatalf("tenant %s: reserved %.3f != used %.3f + refunded %.3f + lost %.3f + held %.3f",
+					tn.spec.Name, st.reserved, st.actual, st.refunded, st.lost, held[sc])
+			}
+			if sc.streams != streams[sc] {
+				t.Fatalf("tenant %s: %d stream slots held, %d live requests hold one", tn.spec.Name, sc.streams, streams[sc])
+			}
+			if g.spec.CrashRate == 0 && st.lost != 0 {
+				t.Fatalf("tenant %s: %.0f units lost without crashes", tn.spec.Name, st.lost)
+			}
+		}
+	}
 }

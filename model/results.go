@@ -18,6 +18,7 @@ type Results struct {
 	Priorities  []GroupResult   `json:"priorities"`
 	Backends    []BackendResult `json:"backends"`
 	Routes      []RouteResult   `json:"routes,omitempty"`
+	Gateway     *GatewayResult  `json:"gateway,omitempty"`
 	Series      Series          `json:"series"`
 	Verdict     []string        `json:"verdict"`
 }
@@ -122,14 +123,18 @@ type GroupResult struct {
 
 // BackendResult is what one backend saw.
 type BackendResult struct {
-	Name     string           `json:"name"`
-	Kind     string           `json:"kind"`
-	Attempts int64            `json:"attempts"`
-	Admitted int64            `json:"admitted"`
-	Rejected map[string]int64 `json:"rejected"`
-	Tokens   TokenCounts      `json:"tokens"`
-	Cost     Cost             `json:"cost_usd"`
-	Limits   []LimitResult    `json:"limits"`
+	Name     string `json:"name"`
+	Kind     string `json:"kind"`
+	Attempts int64  `json:"attempts"`
+	Admitted int64  `json:"admitted"`
+	// Abandoned counts attempts whose client timed out; the backend
+	// finished those it had started (billed, wasted) and dropped those
+	// still queued.
+	Abandoned int64            `json:"abandoned,omitempty"`
+	Rejected  map[string]int64 `json:"rejected"`
+	Tokens    TokenCounts      `json:"tokens"`
+	Cost      Cost             `json:"cost_usd"`
+	Limits    []LimitResult    `json:"limits"`
 	// Cluster is set for self-hosted GPU clusters.
 	Cluster *ClusterResult `json:"cluster,omitempty"`
 }

@@ -12,14 +12,18 @@ import (
 
 // Event kinds.
 const (
-	evArrival uint16 = iota // Obj = workload
-	evSend                  // Obj = request: leaves the pacer, goes to the backend
-	evRetry                 // Obj = request: backoff over, re-enters the pacer
-	evDone                  // Obj = request: service finished
-	evFail                  // Obj = request: error response delivered, client decides
-	evTick                  // Obj = interval that just ended
-	evStep                  // Obj = replica (Sim.reps): an engine iteration ended
-	evCluster               // Obj = cluster; Gen = what happened (cluster_schedule.go)
+	evArrival  uint16 = iota // Obj = workload
+	evSend                   // Obj = request: leaves the pacer, goes to the backend
+	evRetry                  // Obj = request: backoff over, re-enters the pacer
+	evDone                   // Obj = request: service finished
+	evFail                   // Obj = request: error response delivered, client decides
+	evTick                   // Obj = interval that just ended
+	evStep                   // Obj = replica (Sim.reps): an engine iteration ended
+	evCluster                // Obj = cluster; Gen = what happened (cluster_schedule.go)
+	evCacheHit               // Obj = request: answered from the gateway's response cache
+	evGateway                // Gen = the gateway's shed timer generation
+	evLease                  // Obj = gateway lease: a crashed stream's lease expired
+	evTimeout                // Obj = request: its attempt's timeout, if still outstanding
 )
 
 // Request states.
@@ -30,6 +34,7 @@ const (
 	stBackoff
 	stBackendQueue
 	stService
+	stGwQueue // waiting in the gateway's fair queue
 )
 
 // request is one logical request from arrival to its end. Slots are reused.
@@ -46,7 +51,15 @@ type request struct {
 	write     int32
 	attempts  int32
 	lastRsn   int16
-	tgt       int8 // the target of the current attempt (workload.targets)
+	tgt       int8  // the target of the current attempt (workload.targets)
+	gw        uint8 // gateway flags (gateway.go)
+	out       bool  // an attempt is outstanding (sent, no answer yet)
+	orphan    bool  // abandoned by its client; the backend still holds it
+	deadline  float64
+	content   int32 // which of the workload's distinct requests (response cache)
+	gwRes     float64
+	gwAt      float64 // admitted by the gateway
+	gwQueued  float64 // entered the gateway's fair queue
 	arrival   float64
 	admitted  float64
 	ttftSvc   float64
@@ -67,8 +80,13 @@ type reqLimits struct {
 type workload struct {
 	spec    *WorkloadSpec
 	idx     int
-	targets []target // the backend, or a route's backends
-	route   *route   // nil when the workload names one backend
+	targets []target  // the backend, or a route's backends
+	route   *route    // nil when the workload names one backend
+	gwT     *gwTenant // its tenant at the gateway, or nil
+	gwK     int       // its key in gwT.keys, or -1
+	rngRep  *rand.Rand
+	timeout float64
+	zipf    *rand.Zipf
 	// fixedTok is set when every request has the same tokens (fixed
 	// distributions, one prefix): they are drawn once.
 	fixedTok      bool
@@ -99,6 +117,7 @@ type Sim struct {
 	provs  []*provider
 	clus   []*cluster
 	routes []*route
+	gw     *gateway   // nil without a gateway
 	reps   []*replica // every cluster's replicas, indexed by evStep's Obj
 	reqs   []request
 	lims   []reqLimits
@@ -111,6 +130,7 @@ type Sim struct {
 	noSpans bool
 	free    []int32
 	nInt    int
+	routed  int64 // attempts that passed the gateway to the router
 	live    int64
 	ser     *seriesStats
 	ran     bool
@@ -123,6 +143,10 @@ func Build(cfg Config) (*Sim, error) {
 	cfg.Providers = append([]ProviderSpec(nil), cfg.Providers...)
 	cfg.Clusters = append([]ClusterSpec(nil), cfg.Clusters...)
 	cfg.Routes = append([]RouteSpec(nil), cfg.Routes...)
+	if cfg.Gateway != nil {
+		g := CloneGateway(*cfg.Gateway)
+		cfg.Gateway = &g
+	}
 	cfg.ApplyDefaults()
 	if err := cfg.Validate(); err != nil {
 		return nil, err
@@ -153,9 +177,27 @@ func Build(cfg Config) (*Sim, error) {
 		s.routes = append(s.routes, rt)
 		rtByName[rt.spec.Name] = rt
 	}
+	if s.cfg.Gateway.Enabled() {
+		s.gw = newGateway(s.cfg.Gateway, &s.cfg)
+	}
 	for i := range s.cfg.Workloads {
 		spec := &s.cfg.Workloads[i]
-		w := &workload{spec: spec, idx: i, batch: spec.Lane == LaneBatch}
+		w := &workload{spec: spec, idx: i, batch: spec.Lane == LaneBatch, gwK: -1}
+		if s.gw != nil {
+			ti, ts := s.cfg.Gateway.tenant(spec.Tenant)
+			w.gwT = s.gw.tenants[ti]
+			for k := range ts.Keys {
+				if ts.Keys[k].Name == spec.GatewayKey {
+					w.gwK = k
+				}
+			}
+		}
+		if rp := spec.Repeats; rp.Distinct > 0 {
+			w.rngRep = cfg.stream("workload/" + spec.Name + "/repeats")
+			if rp.Zipf > 1 {
+				w.zipf = rand.NewZipf(w.rngRep, rp.Zipf, 1, uint64(rp.Distinct-1))
+			}
+		}
 		names := []string{spec.Route}
 		if rt := rtByName[spec.Route]; rt != nil {
 			w.route, names = rt, rt.names
@@ -209,7 +251,15 @@ func Build(cfg Config) (*Sim, error) {
 		for _, t := range w.targets {
 			w.maxTok = max(w.maxTok, t.maxTok)
 		}
+		if s.gw != nil && s.cfg.Gateway.MaxOutput > 0 {
+			// The gateway rewrites max_tokens down to the model's largest output.
+			w.maxTok = min(w.maxTok, s.cfg.Gateway.MaxOutput)
+			for k := range w.targets {
+				w.targets[k].maxTok = min(w.targets[k].maxTok, s.cfg.Gateway.MaxOutput)
+			}
+		}
 		w.semCap = spec.Client.MaxConcurrency
+		w.timeout = float64(spec.Client.Timeout)
 		if pc := spec.Client.Pace; pc.RequestsPerMin > 0 {
 			w.paceReq = newTokenBucket(pc.RequestsPerMin/60, pc.Burst)
 		}
@@ -318,6 +368,12 @@ func (s *Sim) Handle(e sim.Event) {
 	case evCluster:
 		s.clusterEvent(s.clus[e.Obj], e.Gen)
 		return
+	case evGateway:
+		s.gwShed(e.Gen)
+		return
+	case evLease:
+		s.gwLeaseExpired(e.Obj)
+		return
 	}
 	r := &s.reqs[e.Obj]
 	if r.gen != e.Gen {
@@ -334,6 +390,12 @@ func (s *Sim) Handle(e sim.Event) {
 		s.done(e.Obj)
 	case evFail:
 		s.refused(e.Obj, int(r.lastRsn), r.retryAft)
+	case evCacheHit:
+		s.complete(e.Obj, &tokenTally{})
+	case evTimeout:
+		if r.out && r.deadline == s.eng.Now() {
+			s.timeout(e.Obj)
+		}
 	}
 }
 

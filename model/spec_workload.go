@@ -22,16 +22,29 @@ const (
 // WorkloadSpec is one task class: what arrives, with which tokens, through
 // which client, to which backend.
 type WorkloadSpec struct {
-	Name     string               `toml:"name"`
-	Route    string               `toml:"route"`    // the provider that serves it
-	Key      string               `toml:"key"`      // the provider API key it uses (optional)
-	Lane     string               `toml:"lane"`     // "sync" (default) or "batch" (the provider's batch API)
-	Priority string               `toml:"priority"` // "interactive" (default) or "batch"
-	Tenant   string               `toml:"tenant"`   // label carried through to results
-	Demand   workloads.DemandSpec `toml:"demand"`
-	Tokens   workloads.TokenSpec  `toml:"tokens"`
-	Client   ClientSpec           `toml:"client"`
-	SLO      SLOSpec              `toml:"slo"`
+	Name     string `toml:"name"`
+	Route    string `toml:"route"`    // the provider that serves it
+	Key      string `toml:"key"`      // the provider API key it uses (optional)
+	Lane     string `toml:"lane"`     // "sync" (default) or "batch" (the provider's batch API)
+	Priority string `toml:"priority"` // "interactive" (default) or "batch"
+	Tenant   string `toml:"tenant"`   // its tenant at the gateway, and a label in results
+	// GatewayKey is the tenant's API key it uses at the gateway (optional).
+	GatewayKey string `toml:"gateway_key"`
+	// Repeats says how often requests repeat, for the gateway's response
+	// cache.
+	Repeats RepeatSpec           `toml:"repeats"`
+	Demand  workloads.DemandSpec `toml:"demand"`
+	Tokens  workloads.TokenSpec  `toml:"tokens"`
+	Client  ClientSpec           `toml:"client"`
+	SLO     SLOSpec              `toml:"slo"`
+}
+
+// RepeatSpec describes repeated requests: each request is one of Distinct
+// possible ones, drawn uniformly or, with Zipf > 1, by a Zipf law of that
+// exponent (a few popular questions, a long tail).
+type RepeatSpec struct {
+	Distinct int     `toml:"distinct"` // 0: every request is unique
+	Zipf     float64 `toml:"zipf"`     // 0: uniform; else the exponent, > 1
 }
 
 // ClientSpec is the application code that calls the backend.
@@ -39,6 +52,12 @@ type ClientSpec struct {
 	MaxConcurrency int       `toml:"max_concurrency"` // semaphore size; 0 = unlimited
 	Retry          RetrySpec `toml:"retry"`           // a preset name or a policy table
 	Pace           PaceSpec  `toml:"pace"`            // optional local pacing bucket
+	// Timeout abandons an attempt that has not completed this long after
+	// it was sent (the SDKs' request timeout; 0 = none). The client
+	// disconnects: the gateway releases what it held and a route falls
+	// back, but the backend does not know and finishes the work, billed
+	// and wasted, unless it was still waiting in a queue.
+	Timeout workloads.Duration `toml:"timeout"`
 }
 
 // PaceSpec is a client-side pacing bucket set under the quota: every attempt
@@ -100,6 +119,11 @@ func (w *WorkloadSpec) Validate() error {
 	default:
 		return &workloads.FieldError{Key: "priority", Msg: fmt.Sprintf("must be %q or %q, got %q", PriorityInteractive, PriorityBatch, w.Priority)}
 	}
+	if rp := w.Repeats; rp.Distinct < 0 || rp.Distinct > 100_000_000 {
+		return &workloads.FieldError{Key: "repeats.distinct", Msg: fmt.Sprintf("must be between 0 (all unique) and 100000000, got %d", rp.Distinct)}
+	} else if rp.Zipf != 0 && !(rp.Zipf > 1 && rp.Zipf < 100) {
+		return &workloads.FieldError{Key: "repeats.zipf", Msg: fmt.Sprintf("must be 0 (uniform) or an exponent > 1 (and < 100), got %v", rp.Zipf)}
+	}
 	if err := w.Demand.Validate(); err != nil {
 		return workloads.Prefix("demand", err)
 	}
@@ -109,6 +133,9 @@ func (w *WorkloadSpec) Validate() error {
 	c := w.Client
 	if c.MaxConcurrency < 0 || c.MaxConcurrency > 10_000_000 {
 		return &workloads.FieldError{Key: "client.max_concurrency", Msg: fmt.Sprintf("must be between 0 (unlimited) and 10000000, got %d", c.MaxConcurrency)}
+	}
+	if c.Timeout < 0 {
+		return &workloads.FieldError{Key: "client.timeout", Msg: "must be a duration >= 0 (0 = no timeout)"}
 	}
 	if err := c.Retry.Validate(); err != nil {
 		return workloads.Prefix("client.retry", err)

@@ -68,9 +68,11 @@ type backendStats struct {
 	name     string
 	attempts int64
 	admitted int64
-	rejected [numReasons]int64
-	tok      tokenTally
-	scopes   []scopeStats
+	// abandoned counts attempts their clients abandoned (timeouts).
+	abandoned int64
+	rejected  [numReasons]int64
+	tok       tokenTally
+	scopes    []scopeStats
 }
 
 type scopeStats struct {

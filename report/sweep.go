@@ -48,13 +48,22 @@ type SweepRow struct {
 
 // SweepInfo describes a sweep in JSON.
 type SweepInfo struct {
-	Kind     string     `json:"kind"` // "concurrency" or "rate"
-	Workload string     `json:"workload"`
-	Levels   []float64  `json:"levels"`
-	Rows     []SweepRow `json:"rows"`
+	Kind string `json:"kind"` // "concurrency" or "rate", or "grid" for a sweep of --param keys
+	// Workload is the workload a load level varies; omitted without one.
+	Workload string `json:"workload,omitempty"`
+	// Levels and Rows are the base variant's table for a sweep of one
+	// numeric parameter (the load levels of a step-load sweep); omitted
+	// for several parameters.
+	Levels []float64  `json:"levels,omitempty"`
+	Rows   []SweepRow `json:"rows,omitempty"`
 	// KneeLevel is the knee's level, null when there is none.
 	KneeLevel *float64 `json:"knee_level"`
 	KneeRule  string   `json:"knee_rule"`
+	// Params, Points and Curves describe the grid (see SweepPoint and
+	// SweepCurve); present with --param, --replications or --variants.
+	Params []SweepParam `json:"params,omitempty"`
+	Points []SweepPoint `json:"points,omitempty"`
+	Curves []SweepCurve `json:"curves,omitempty"`
 }
 
 // SweepDocument is the JSON form of a sweep: the usual document, with one

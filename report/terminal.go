@@ -18,21 +18,7 @@ func WriteTerminal(w io.Writer, d *Document) error {
 		_, err := fmt.Fprintln(w, "no results")
 		return err
 	}
-	first := d.Variants[0]
-	title := d.Scenario.Name
-	if d.Scenario.Description != "" {
-		title += " — " + d.Scenario.Description
-	}
-	fmt.Fprintf(w, "Headroom · %s\n", title)
-	fmt.Fprintf(w, "Simulated %s from %s · %s intervals · seed %d", human(first.DurationS), first.StartClock, human(first.IntervalS), first.Seed)
-	if len(d.Variants) > 1 {
-		fmt.Fprintf(w, " · %d variants", len(d.Variants))
-	}
-	fmt.Fprintln(w)
-	for _, o := range d.Scenario.Overrides {
-		fmt.Fprintf(w, "  --set %s\n", o)
-	}
-	fmt.Fprintln(w)
+	writeHeader(w, d, "")
 
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
 	row := func(label string, cell func(r *model.Results) string) {
@@ -68,13 +54,45 @@ func WriteTerminal(w io.Writer, d *Document) error {
 	if err := tw.Flush(); err != nil {
 		return err
 	}
+	return writeVerdicts(w, d, false)
+}
+
+// writeHeader writes the title lines: scenario, horizon, seed, variants
+// (and extra), and the --set overrides.
+func writeHeader(w io.Writer, d *Document, extra string) {
+	first := d.Variants[0]
+	title := d.Scenario.Name
+	if d.Scenario.Description != "" {
+		title += " — " + d.Scenario.Description
+	}
+	fmt.Fprintf(w, "Headroom · %s\n", title)
+	fmt.Fprintf(w, "Simulated %s from %s · %s intervals · seed %d", human(first.DurationS), first.StartClock, human(first.IntervalS), first.Seed)
+	if len(d.Variants) > 1 {
+		fmt.Fprintf(w, " · %d variants", len(d.Variants))
+	}
+	fmt.Fprintln(w, extra)
+	for _, o := range d.Scenario.Overrides {
+		fmt.Fprintf(w, "  --set %s\n", o)
+	}
+	fmt.Fprintln(w)
+}
+
+// writeVerdicts writes each variant's verdict in words; firstRep says they
+// are the first replication's.
+func writeVerdicts(w io.Writer, d *Document, firstRep bool) error {
 	for _, r := range d.Variants {
-		fmt.Fprintf(w, "\n%s:\n", VariantName(r))
+		if firstRep {
+			fmt.Fprintf(w, "\n%s (replication 0):\n", VariantName(r))
+		} else {
+			fmt.Fprintf(w, "\n%s:\n", VariantName(r))
+		}
 		if r.Interrupted {
 			fmt.Fprintln(w, "  ! interrupted: results cover only the simulated time before the interruption")
 		}
 		for _, v := range r.Verdict {
-			fmt.Fprintf(w, "  • %s\n", v)
+			if _, err := fmt.Fprintf(w, "  • %s\n", v); err != nil {
+				return err
+			}
 		}
 	}
 	return nil

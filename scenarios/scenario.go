@@ -27,6 +27,7 @@ type Scenario struct {
 	Providers   []model.ProviderSpec `toml:"provider"`
 	Clusters    []model.ClusterSpec  `toml:"cluster"`
 	Routes      []model.RouteSpec    `toml:"route"`
+	Gateway     model.GatewaySpec    `toml:"gateway"`
 	Variants    []Variant            `toml:"variant"`
 
 	file string
@@ -248,6 +249,7 @@ func (s *Scenario) overrideError(err error, variant int, ov, sets []Override) er
 func (s *Scenario) config(variant string) model.Config {
 	c := model.Config{Name: s.Name, Variant: variant, Seed: s.Seed, Duration: float64(s.Duration), Interval: float64(s.Interval),
 		Workloads: s.Workloads, Providers: s.Providers, Clusters: s.Clusters, Routes: s.Routes}
+	c.Gateway = s.gateway()
 	if c.Name == "" {
 		c.Name = strings.TrimSuffix(filepath.Base(s.file), ".toml")
 	}
@@ -294,6 +296,7 @@ func (s *Scenario) validate() error {
 	c.Providers = append([]model.ProviderSpec(nil), c.Providers...)
 	c.Clusters = append([]model.ClusterSpec(nil), c.Clusters...)
 	c.Routes = append([]model.RouteSpec(nil), c.Routes...)
+	c.Gateway = s.gateway()
 	c.ApplyDefaults()
 	if err := c.Validate(); err != nil {
 		var fe *workloads.FieldError
@@ -325,4 +328,15 @@ func variantKeys(m map[string]any) []string {
 // LoadBytes is Load for an in-memory source.
 func LoadBytes(src []byte, name string) (*Scenario, error) {
 	return Load(bytes.NewReader(src), name)
+}
+
+// gateway is a copy of the scenario's gateway for a Config, or nil when it
+// has none: a [gateway] table without tenants is an error, not a silent
+// pass-through.
+func (s *Scenario) gateway() *model.GatewaySpec {
+	if s.Gateway.IsZero() {
+		return nil
+	}
+	g := model.CloneGateway(s.Gateway)
+	return &g
 }

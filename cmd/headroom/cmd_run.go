@@ -12,6 +12,7 @@ import (
 
 	"github.com/headroom-sim/headroom/model"
 	"github.com/headroom-sim/headroom/report"
+	"github.com/headroom-sim/headroom/report/shard"
 	"github.com/headroom-sim/headroom/scenarios"
 )
 
@@ -29,6 +30,8 @@ Examples:
   headroom run my.toml --json out/my.json --seed 7     # also writes out/my.html
   headroom run batch-job --html out/batch.html
   headroom run my.toml --set provider.sonnet.limits.itpm=2000000 --set workload.chat.client.max_concurrency=32
+  headroom run my.toml --replications 20 --csv out/my     # means with 95% intervals, paired differences
+  headroom run my.toml --replications 100 --shard 3/8 --part out/part-3.json
 
 Flags:
 `
@@ -44,26 +47,32 @@ type runOptions struct {
 	quiet    bool
 	workers  int
 	base     bool
+	batch    batchOptions
 }
 
 func cmdRun(args []string, stdout, stderr io.Writer) error {
 	fs := newFlags("run", runUsage, stdout, stderr)
 	var o runOptions
 	fs.StringVar(&o.jsonPath, "json", "", "write results as JSON to `FILE` (schema "+report.Schema+")")
-	fs.StringVar(&o.csvDir, "csv", "", "write summary.csv and one series CSV per variant into `DIR`")
+	fs.StringVar(&o.csvDir, "csv", "", "write summary.csv and one series CSV per variant into `DIR` (and key-figures.csv with --replications)")
 	fs.StringVar(&o.htmlPath, "html", "", "write a self-contained HTML report with charts to `FILE` (default with --json: beside it, .html)")
 	fs.BoolVar(&o.noHTML, "no-html", false, "do not write the HTML report beside the JSON")
 	fs.Uint64Var(&o.seed, "seed", 0, "random seed (overrides the scenario's `seed`)")
 	fs.StringArrayVar(&o.sets, "set", nil, "override a scenario value by key path, `KEY=VALUE` (repeatable)")
 	fs.BoolVarP(&o.quiet, "quiet", "q", false, "print nothing but errors")
-	fs.IntVar(&o.workers, "workers", runtime.GOMAXPROCS(0), "variants simulated in parallel")
+	fs.IntVar(&o.workers, "workers", runtime.GOMAXPROCS(0), "simulations run in parallel")
 	fs.BoolVar(&o.base, "base-only", false, "run only the base scenario, not its variants")
+	o.batch.register(fs)
 	if err := parseFlags(fs, args); err != nil {
 		return err
 	}
 	o.seedSet = fs.Changed("seed")
 	if fs.NArg() > 1 {
-		return badInput("run takes one scenario, got %d; put alternatives in [[variant]] blocks", fs.NArg())
+		return badInput("run takes one scenario, got %d; put alternatives in [[variant]] blocks, or use headroom compare", fs.NArg())
+	}
+	sh, err := o.batch.resolve(fs, getenv, changedOutputs(fs, "json", "csv", "html")...)
+	if err != nil {
+		return err
 	}
 	htmlPath, err := htmlTarget(o.htmlPath, o.jsonPath, o.noHTML)
 	if err != nil {
@@ -91,41 +100,31 @@ func cmdRun(args []string, stdout, stderr io.Writer) error {
 		return err
 	}
 
-	results, err := simulate(cfgs, o.workers, o.quiet, stderr)
+	plan := &report.Plan{Command: "run", Generator: "headroom " + version,
+		Scenario:     report.ScenarioInfo{Name: cfgs[0].Name, Description: sc.Description, File: sc.File(), Overrides: o.sets},
+		Variants:     variantNames(cfgs),
+		Replications: o.batch.replications, Summarize: fs.Changed("replications"),
+		SLOs: report.SLOsOf(cfgs[0])}
+	points := [][]model.Config{cfgs}
+	results, err := runPlan(plan, points, sh, o.workers, o.quiet, stderr)
 	if err != nil {
 		return err
 	}
-	doc := report.NewDocument("headroom "+version, report.ScenarioInfo{Name: cfgs[0].Name, Description: sc.Description, File: sc.File(), Overrides: o.sets}, results)
-	if !o.quiet {
-		if err := report.WriteTerminal(stdout, doc); err != nil {
-			return err
+	return finishBatch(plan, results, sh, shard.Hash(sc.Source()), cfgs[0].Seed, o.batch.part,
+		outputOptions{jsonPath: o.jsonPath, csvPath: o.csvDir, htmlPath: htmlPath, quiet: o.quiet}, stdout)
+}
+
+// variantNames names configurations as the report does: "base" for the
+// base, else the variant's name.
+func variantNames(cfgs []model.Config) []string {
+	out := make([]string, len(cfgs))
+	for i, c := range cfgs {
+		out[i] = c.Variant
+		if out[i] == "" {
+			out[i] = "base"
 		}
 	}
-	if o.jsonPath != "" {
-		if err := writeFileAtomic(o.jsonPath, func(w *bufio.Writer) error { return report.WriteJSON(w, doc) }); err != nil {
-			return err
-		}
-		if !o.quiet {
-			fmt.Fprintf(stdout, "\nwrote %s\n", o.jsonPath)
-		}
-	}
-	if o.csvDir != "" {
-		if err := writeCSVs(o.csvDir, doc); err != nil {
-			return err
-		}
-		if !o.quiet {
-			fmt.Fprintf(stdout, "wrote %s\n", filepath.Join(o.csvDir, "summary.csv"))
-		}
-	}
-	if htmlPath != "" {
-		if err := writeHTML(htmlPath, doc, htmlOptions(cfgs[0])); err != nil {
-			return err
-		}
-		if !o.quiet {
-			fmt.Fprintf(stdout, "wrote %s\n", htmlPath)
-		}
-	}
-	return nil
+	return out
 }
 
 func parseSets(sets []string) ([]scenarios.Override, error) {
@@ -154,6 +153,11 @@ func fileSafe(s string) string {
 func writeCSVs(dir string, doc *report.Document) error {
 	if err := writeFileAtomic(filepath.Join(dir, "summary.csv"), func(w *bufio.Writer) error { return report.WriteSummaryCSV(w, doc) }); err != nil {
 		return err
+	}
+	if doc.Summary != nil {
+		if err := writeFileAtomic(filepath.Join(dir, "key-figures.csv"), func(w *bufio.Writer) error { return report.WriteKeyFiguresCSV(w, doc) }); err != nil {
+			return err
+		}
 	}
 	seen := map[string]int{}
 	for _, r := range doc.Variants {

@@ -1,21 +1,21 @@
 package main
 
 import (
-	"bufio"
 	"fmt"
 	"io"
 	"runtime"
-	"strings"
 
-	"github.com/headroom-sim/headroom/model"
+	"github.com/spf13/pflag"
+
 	"github.com/headroom-sim/headroom/report"
+	"github.com/headroom-sim/headroom/report/shard"
 	"github.com/headroom-sim/headroom/scenarios"
 	"github.com/headroom-sim/headroom/workloads"
 )
 
-const sweepUsage = `Usage: headroom sweep [FILE|EXAMPLE] (--concurrency LEVELS | --rate LEVELS) [flags]
+const sweepUsage = `Usage: headroom sweep [FILE|EXAMPLE] (--concurrency LEVELS | --rate LEVELS | --param KEY=V1,V2,...)... [flags]
 
-A step-load test. Runs the scenario (a TOML file or an embedded example;
+A step-load test, or a sweep over any scenario keys. Runs the scenario (a TOML file or an embedded example;
 default "morning-peak") once per load level and prints, per level, the
 whole system's requests/s and output tokens/s (totals ÷ simulated time),
 TTFT p50 and p95, TPOT p50, E2E p95 and the attempts refused (429/5xx),
@@ -38,6 +38,17 @@ factor), a linear range "10..100+10" (start..end + step), or a mix of them
 a step-load test wants a steady state, so shorten it with --duration
 (e.g. 10m). Levels run in parallel.
 
+--param KEY=V1,V2,... sweeps any scenario key, by the key paths of --set
+and [[variant]] set (provider.sonnet.limits.rpm=4000,8000,
+workload.chat.client.max_concurrency=16..128x2). Several --param flags (and
+a load level) make a grid, their cartesian product, the first varying
+slowest. Values are TOML as for --set; a numeric range as for LEVELS
+expands. Each point applies the load level, then --set, then a
+variant's set (with --variants), then the point's values. With --param,
+--replications or --variants the output has one table per variant, the
+JSON a sweep section with params, points and curves (key figures against
+the first parameter), and the CSV one row per point.
+
 The knee is the last level before the first level whose throughput
 (output tokens/s) gains less than 10% over the previous level while its
 TTFT p50 rises by more than 25% (or its refused attempts, 429/5xx, rise by
@@ -51,6 +62,8 @@ Examples:
   headroom sweep email-launch --concurrency 1,10,100,1000 --duration 10m --json sweep.json   # and sweep.html
   headroom sweep llama-h100 --rate 1..64x2 --duration 5m --html out/llama-sweep.html
   headroom sweep my.toml --workload chat --rate 1..64x2 --set cluster.h100.replicas=1
+  headroom sweep my.toml --param provider.sonnet.limits.rpm=1000..8000x2 --param workload.chat.client.max_concurrency=16,64 --json grid.json
+  headroom sweep my.toml --rate 1..64x2 --replications 10 --shard-from-env --shards 8 --part /out/part-{shard}.json
 
 Flags:
 `
@@ -58,6 +71,8 @@ Flags:
 type sweepOptions struct {
 	concurrency string
 	rate        string
+	params      []string
+	variants    bool
 	workload    string
 	duration    string
 	jsonPath    string
@@ -68,6 +83,7 @@ type sweepOptions struct {
 	sets        []string
 	quiet       bool
 	workers     int
+	batch       batchOptions
 }
 
 func cmdSweep(args []string, stdout, stderr io.Writer) error {
@@ -75,41 +91,43 @@ func cmdSweep(args []string, stdout, stderr io.Writer) error {
 	var o sweepOptions
 	fs.StringVar(&o.concurrency, "concurrency", "", "closed-loop `LEVELS` of concurrent users, e.g. 1,2,4,8 or 1..512x2")
 	fs.StringVar(&o.rate, "rate", "", "open-loop `LEVELS` in requests/s, e.g. 10..100+10 or 1..64x2")
-	fs.StringVar(&o.workload, "workload", "", "the workload to sweep, by `NAME` (default: the first)")
-	fs.StringVar(&o.duration, "duration", "", "simulated time per level, `D` such as 10m (default: the scenario's duration)")
-	fs.StringVar(&o.jsonPath, "json", "", "write the per-level results and the table as JSON to `FILE` (schema "+report.Schema+", plus \"sweep\")")
-	fs.StringVar(&o.csvPath, "csv", "", "write the table as CSV to `FILE`, one row per level")
-	fs.StringVar(&o.htmlPath, "html", "", "write a self-contained HTML report (table, charts against load, knee) to `FILE` (default with --json: beside it, .html)")
+	fs.StringArrayVar(&o.params, "param", nil, "sweep a scenario key over values, `KEY=V1,V2,...` (repeatable: a grid)")
+	fs.BoolVar(&o.variants, "variants", false, "also run every [[variant]] at each point (default: the base only)")
+	fs.StringVar(&o.workload, "workload", "", "the workload a load level varies, by `NAME` (default: the first)")
+	fs.StringVar(&o.duration, "duration", "", "simulated time per point, `D` such as 10m (default: the scenario's duration)")
+	fs.StringVar(&o.jsonPath, "json", "", "write the per-point results and the table as JSON to `FILE` (schema "+report.Schema+", plus \"sweep\")")
+	fs.StringVar(&o.csvPath, "csv", "", "write the table as CSV to `FILE`, one row per point")
+	fs.StringVar(&o.htmlPath, "html", "", "write a self-contained HTML report (table, charts against load or the first --param, knee) to `FILE` (default with --json: beside it, .html)")
 	fs.BoolVar(&o.noHTML, "no-html", false, "do not write the HTML report beside the JSON")
-	fs.Uint64Var(&o.seed, "seed", 0, "random seed for every level (overrides the scenario's `seed`)")
+	fs.Uint64Var(&o.seed, "seed", 0, "random seed for every point (overrides the scenario's `seed`)")
 	fs.StringArrayVar(&o.sets, "set", nil, "override a scenario value by key path, `KEY=VALUE` (repeatable)")
 	fs.BoolVarP(&o.quiet, "quiet", "q", false, "print nothing but errors")
-	fs.IntVar(&o.workers, "workers", runtime.GOMAXPROCS(0), "levels simulated in parallel")
+	fs.IntVar(&o.workers, "workers", runtime.GOMAXPROCS(0), "simulations run in parallel")
+	o.batch.register(fs)
 	if err := parseFlags(fs, args); err != nil {
 		return err
 	}
 	if fs.NArg() > 1 {
 		return badInput("sweep takes one scenario, got %d", fs.NArg())
 	}
-	htmlPath, err := htmlTarget(o.htmlPath, o.jsonPath, o.noHTML)
+	params, err := sweepParams(fs, &o)
 	if err != nil {
 		return err
 	}
-	kind, spec := scenarios.SweepConcurrency, o.concurrency
-	switch {
-	case fs.Changed("concurrency") && fs.Changed("rate"):
-		return badInput("sweep takes --concurrency or --rate, not both")
-	case fs.Changed("rate"):
-		kind, spec = scenarios.SweepRate, o.rate
-	case !fs.Changed("concurrency"):
-		return badInput(`sweep needs --concurrency LEVELS (closed loop) or --rate LEVELS (open loop), e.g. --concurrency 1..64x2; see "headroom sweep --help"`)
-	}
-	levels, err := scenarios.ParseLevels(spec)
+	grid, err := scenarios.NewGrid(params)
 	if err != nil {
-		return badInput("--%s: %v", kind, err)
+		return badInput("%v", err)
 	}
 	if o.workers < 1 {
 		return badInput("--workers must be at least 1, got %d", o.workers)
+	}
+	sh, err := o.batch.resolve(fs, getenv, changedOutputs(fs, "json", "csv", "html")...)
+	if err != nil {
+		return err
+	}
+	htmlPath, err := htmlTarget(o.htmlPath, o.jsonPath, o.noHTML)
+	if err != nil {
+		return err
 	}
 	var durationS float64
 	if fs.Changed("duration") {
@@ -127,9 +145,20 @@ func cmdSweep(args []string, stdout, stderr io.Writer) error {
 	if err != nil {
 		return err
 	}
-	workload, err := sc.SweepWorkload(o.workload)
-	if err != nil {
-		return err
+	workload := ""
+	kind := "grid"
+	for _, p := range params {
+		if p.IsLoad() {
+			if workload, err = sc.SweepWorkload(o.workload); err != nil {
+				return err
+			}
+			if len(params) == 1 {
+				kind = p.Key
+			}
+		}
+	}
+	if workload == "" && fs.Changed("workload") {
+		return badInput("--workload names the workload a load level varies; add --concurrency or --rate LEVELS")
 	}
 	overrides, err := parseSets(o.sets)
 	if err != nil {
@@ -141,73 +170,68 @@ func cmdSweep(args []string, stdout, stderr io.Writer) error {
 	if fs.Changed("seed") {
 		overrides = append(overrides, scenarios.Override{Path: "seed", Value: int64(o.seed)})
 	}
-	cfgs, err := sc.SweepConfigs(workload, kind, levels, overrides)
+	cfgs, err := sc.GridConfigs(grid, workload, o.variants, overrides)
 	if err != nil {
 		return err
 	}
 
-	results, err := simulate(cfgs, o.workers, o.quiet, stderr)
+	plan := &report.Plan{Command: "sweep", Generator: "headroom " + version,
+		Scenario:     report.ScenarioInfo{Name: cfgs[0][0].Name, Description: sc.Description, File: sc.File(), Overrides: o.sets},
+		Variants:     sc.VariantNames(o.variants),
+		Replications: o.batch.replications,
+		Summarize:    fs.Changed("param") || fs.Changed("replications") || o.variants,
+		Grid:         gridPlan(grid, kind, workload),
+		SLOs:         report.SLOsOf(cfgs[0][0])}
+	results, err := runPlan(plan, cfgs, sh, o.workers, o.quiet, stderr)
 	if err != nil {
 		return err
 	}
-
-	rows := report.SweepRows(levels, results)
-	report.MarkKnee(kind, rows)
-	if !o.quiet {
-		if err := report.WriteSweepTerminal(stdout, sweepTitle(cfgs[0], sc.Description, kind, workload, o.sets), kind, rows); err != nil {
-			return err
-		}
-	}
-	info := report.ScenarioInfo{Name: cfgs[0].Name, Description: sc.Description, File: sc.File(), Overrides: o.sets}
-	doc := report.NewSweepDocument("headroom "+version, info, kind, workload, levels, results, rows)
-	if o.jsonPath != "" {
-		if err := writeFileAtomic(o.jsonPath, func(w *bufio.Writer) error { return report.WriteSweepJSON(w, doc) }); err != nil {
-			return err
-		}
-		if !o.quiet {
-			fmt.Fprintf(stdout, "\nwrote %s\n", o.jsonPath)
-		}
-	}
-	if o.csvPath != "" {
-		if err := writeFileAtomic(o.csvPath, func(w *bufio.Writer) error { return report.WriteSweepCSV(w, rows) }); err != nil {
-			return err
-		}
-		if !o.quiet {
-			if o.jsonPath == "" {
-				fmt.Fprintln(stdout)
-			}
-			fmt.Fprintf(stdout, "wrote %s\n", o.csvPath)
-		}
-	}
-	if htmlPath != "" {
-		if err := writeSweepHTML(htmlPath, doc, htmlOptions(cfgs[0])); err != nil {
-			return err
-		}
-		if !o.quiet {
-			if o.jsonPath == "" && o.csvPath == "" {
-				fmt.Fprintln(stdout)
-			}
-			fmt.Fprintf(stdout, "wrote %s\n", htmlPath)
-		}
-	}
-	return nil
+	return finishBatch(plan, results, sh, shard.Hash(sc.Source()), cfgs[0][0].Seed, o.batch.part,
+		outputOptions{jsonPath: o.jsonPath, csvPath: o.csvPath, htmlPath: htmlPath, quiet: o.quiet}, stdout)
 }
 
-// sweepTitle says what was swept: scenario, workload, kind, time per level.
-func sweepTitle(c model.Config, description, kind, workload string, sets []string) string {
-	var b strings.Builder
-	b.WriteString(c.Name)
-	if description != "" {
-		b.WriteString(" — " + description)
+// sweepParams collects the swept parameters: the load level (--concurrency
+// or --rate) first, then each --param in order.
+func sweepParams(fs *pflag.FlagSet, o *sweepOptions) ([]scenarios.Param, error) {
+	var params []scenarios.Param
+	switch {
+	case fs.Changed("concurrency") && fs.Changed("rate"):
+		return nil, badInput("sweep takes --concurrency or --rate, not both")
+	case fs.Changed("concurrency") || fs.Changed("rate"):
+		kind, spec := scenarios.SweepConcurrency, o.concurrency
+		if fs.Changed("rate") {
+			kind, spec = scenarios.SweepRate, o.rate
+		}
+		levels, err := scenarios.ParseLevels(spec)
+		if err != nil {
+			return nil, badInput("--%s: %v", kind, err)
+		}
+		params = append(params, scenarios.LoadParam(kind, levels))
+	case len(o.params) == 0:
+		return nil, badInput(`sweep needs --concurrency LEVELS (closed loop), --rate LEVELS (open loop) or --param KEY=V1,V2,..., e.g. --concurrency 1..64x2; see "headroom sweep --help"`)
 	}
-	loop := "closed loop, zero think time"
-	if kind == scenarios.SweepRate {
-		loop = "open loop, requests/s"
+	for _, spec := range o.params {
+		p, err := scenarios.ParseParam(spec)
+		if err != nil {
+			return nil, badInput("%v", err)
+		}
+		params = append(params, p)
 	}
-	fmt.Fprintf(&b, "\n%s sweep of workload %q (%s) · %s per level · seed %d",
-		kind, workload, loop, workloads.Duration(c.Duration), c.Seed)
-	for _, s := range sets {
-		b.WriteString("\n  --set " + s)
+	return params, nil
+}
+
+// gridPlan describes a grid for the report.
+func gridPlan(g scenarios.Grid, kind, workload string) *report.GridPlan {
+	gp := &report.GridPlan{Kind: kind, Workload: workload}
+	for _, p := range g.Params {
+		sp := report.SweepParam{Key: p.Key, Values: p.Raw}
+		if n, ok := p.Numbers(); ok {
+			sp.Numbers = n
+		}
+		gp.Params = append(gp.Params, sp)
 	}
-	return b.String()
+	for i := 0; i < g.Size(); i++ {
+		gp.Points = append(gp.Points, report.GridPoint{Label: g.Label(i), Values: g.Values(i)})
+	}
+	return gp
 }

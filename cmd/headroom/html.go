@@ -5,7 +5,6 @@ import (
 	"path/filepath"
 	"strings"
 
-	"github.com/headroom-sim/headroom/model"
 	"github.com/headroom-sim/headroom/report"
 	"github.com/headroom-sim/headroom/report/htmlreport"
 )
@@ -23,11 +22,12 @@ func htmlTarget(htmlPath, jsonPath string, noHTML bool) (string, error) {
 	return strings.TrimSuffix(jsonPath, filepath.Ext(jsonPath)) + ".html", nil
 }
 
-// htmlOptions inlines the embedded ECharts runtime and passes the base
-// configuration's workload SLOs, which Results do not carry.
-func htmlOptions(c model.Config) htmlreport.Options {
+// htmlOptions inlines the embedded ECharts runtime and passes the plan's
+// workload SLOs, which Results do not carry (the plan has them, so merge
+// draws what a single process would).
+func htmlOptions(p *report.Plan) htmlreport.Options {
 	o := htmlreport.DefaultOptions()
-	o.SLOs = htmlreport.SLOsOf(c)
+	o.SLOs = p.SLOs
 	return o
 }
 

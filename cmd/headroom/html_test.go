@@ -82,3 +82,26 @@ func TestSweepHTML(t *testing.T) {
 		}
 	}
 }
+
+// TestCompareHTMLIntervals: compare --replications writes the HTML beside
+// the JSON with intervals and paired differences from the summary.
+func TestCompareHTMLIntervals(t *testing.T) {
+	dir := t.TempDir()
+	a := tier(t, dir, "a.toml", "tier", 120)
+	b := tier(t, dir, "b.toml", "tier", 240)
+	js := filepath.Join(dir, "cmp.json")
+	code, stdout, stderr := cli(t, "compare", a, b, "--replications", "3", "--json", js)
+	if code != exitOK {
+		t.Fatalf("exit %d: %s", code, stderr)
+	}
+	html := filepath.Join(dir, "cmp.html")
+	if !strings.Contains(stdout, "wrote "+html) {
+		t.Errorf("stdout does not say it wrote %s:\n%s", html, stdout)
+	}
+	page := string(mustRead(t, html))
+	for _, want := range []string{"Key figures, variants side by side", "Means over 3 replications", "<small>[", "Δ ", "3 replications"} {
+		if !strings.Contains(page, want) {
+			t.Errorf("compare HTML lacks %q", want)
+		}
+	}
+}

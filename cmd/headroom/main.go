@@ -31,7 +31,9 @@ const topUsage = `headroom — will your LLM system hold at the 9 a.m. peak, and
 
 Usage:
   headroom run [FILE|EXAMPLE] [flags]   simulate a scenario (default: the embedded "morning-peak")
-  headroom sweep [FILE|EXAMPLE] [flags]  step-load: throughput and latency per concurrency or rate level, knee marked
+  headroom compare A.toml B.toml ...    simulate several scenarios side by side, with paired differences
+  headroom sweep [FILE|EXAMPLE] [flags]  step-load levels or a grid of --param values: throughput and latency per point, knee marked
+  headroom merge PART.json... [flags]   combine the part files of a sharded run, compare or sweep
   headroom calibrate FILE [flags]       fit a GPU step-time model to measurements; prints TOML to paste
   headroom catalogue                    list the built-in GPUs and models a cluster can name
   headroom validate FILE...             check scenario files without running them
@@ -42,6 +44,7 @@ Examples:
   headroom run                                   # the default scenario, summary in the terminal
   headroom run batch-job --json out.json         # an embedded example, with JSON results
   headroom run my.toml --set provider.sonnet.limits.rpm=8000 --csv out/
+  headroom run my.toml --replications 20        # means with 95% confidence intervals
   headroom examples salespeople-peak > mine.toml # start your own from an example
 
 Run "headroom COMMAND --help" for a command's flags.
@@ -73,8 +76,12 @@ func run(args []string, stdout, stderr io.Writer) int {
 		err = cmdRun(args[1:], stdout, stderr)
 	case "validate":
 		err = cmdValidate(args[1:], stdout, stderr)
+	case "compare":
+		err = cmdCompare(args[1:], stdout, stderr)
 	case "sweep":
 		err = cmdSweep(args[1:], stdout, stderr)
+	case "merge":
+		err = cmdMerge(args[1:], stdout, stderr)
 	case "calibrate":
 		err = cmdCalibrate(args[1:], stdout, stderr)
 	case "examples":

@@ -251,3 +251,61 @@ func TestBrowserWithoutRuntime(t *testing.T) {
 		}
 	}
 }
+
+// TestBrowserGridSweepReport: a grid sweep (concurrency × replicas) is
+// drawn against its first parameter, one line per replica count.
+func TestBrowserGridSweepReport(t *testing.T) {
+	browserTools(t)
+	needRuntime(t)
+	sc, err := scenarios.LoadExample("llama-h100")
+	if err != nil {
+		t.Fatal(err)
+	}
+	workload, err := sc.SweepWorkload("")
+	if err != nil {
+		t.Fatal(err)
+	}
+	replicas, err := scenarios.ParseParam("cluster.h100.replicas=1,2")
+	if err != nil {
+		t.Fatal(err)
+	}
+	grid, err := scenarios.NewGrid([]scenarios.Param{scenarios.LoadParam(scenarios.SweepConcurrency, []float64{1, 16, 64}), replicas})
+	if err != nil {
+		t.Fatal(err)
+	}
+	cfgs, err := sc.GridConfigs(grid, workload, false, []scenarios.Override{{Path: "duration", Value: "2m"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	gp := &report.GridPlan{Kind: "grid", Workload: workload}
+	for _, p := range grid.Params {
+		sp := report.SweepParam{Key: p.Key, Values: p.Raw}
+		if n, ok := p.Numbers(); ok {
+			sp.Numbers = n
+		}
+		gp.Params = append(gp.Params, sp)
+	}
+	var list []model.Config
+	for i := 0; i < grid.Size(); i++ {
+		gp.Points = append(gp.Points, report.GridPoint{Label: grid.Label(i), Values: grid.Values(i)})
+		list = append(list, cfgs[i]...)
+	}
+	res, err := model.RunAll(context.Background(), list, 2, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	plan := &report.Plan{Command: "sweep", Generator: "headroom test", Scenario: report.ScenarioInfo{Name: list[0].Name},
+		Variants: sc.VariantNames(false), Replications: 1, Summarize: true, Grid: gp}
+	out, err := report.Assemble(plan, res)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var b bytes.Buffer
+	if err := htmlreport.WriteSweep(&b, out.Sweep, htmlreport.DefaultOptions()); err != nil {
+		t.Fatal(err)
+	}
+	got := inBrowser(t, b.Bytes())
+	if !strings.Contains(got.Text, "Key figures against concurrency") || !strings.Contains(got.Text, "Per point") {
+		t.Errorf("page text:\n%.600s", got.Text)
+	}
+}

@@ -125,7 +125,11 @@ func clockAt(start string, s float64) string {
 	return c
 }
 
-// formatFigure formats a value of a key figure by its unit.
+// formatFigure formats a value of a key figure by its unit, the units of
+// report's key figures (report/figures.go) and the "ratio" of a share:
+// "s" a duration, "USD" dollars, "%" already a percentage, "ratio" a share
+// shown as a percentage, "requests" a count (the label names it), else a
+// number and its unit.
 func formatFigure(v float64, unit string) string {
 	switch unit {
 	case "s":
@@ -133,17 +137,24 @@ func formatFigure(v float64, unit string) string {
 	case "USD":
 		return usd(v)
 	case "%":
-		return number(v) + "%"
+		return fmt.Sprintf("%.1f%%", v)
 	case "ratio":
 		return share(v)
-	case "":
+	case "", "requests":
 		return number(v)
 	}
 	return number(v) + " " + unit
 }
 
-// signed formats a difference with an explicit sign.
+// signed formats a difference with an explicit sign; a difference of
+// percentages is in points.
 func signed(v float64, unit string) string {
+	if unit == "%" {
+		if math.Abs(v) < 0.05 {
+			return "±0"
+		}
+		return fmt.Sprintf("%+.1f pts", v)
+	}
 	if v > 0 {
 		return "+" + formatFigure(v, unit)
 	}

@@ -204,3 +204,36 @@ func TestLongSeriesAreMerged(t *testing.T) {
 		t.Errorf("coarsen: k %d, ttft p95 %v, in flight %v, last offered %v", k, r.Series.TTFTP95[0], r.Series.InFlight[0], r.Series.Offered[1000])
 	}
 }
+
+// TestFigureUnits: the units of report's key figures (report/figures.go)
+// format as the terminal summary does.
+func TestFigureUnits(t *testing.T) {
+	for _, c := range []struct {
+		v    float64
+		unit string
+		want string
+	}{
+		{2.5, "s", "2.5s"},
+		{0.35, "s", "350ms"},
+		{12.5, "USD", "$12.50"},
+		{99.5, "%", "99.5%"},
+		{0.995, "ratio", "99.5%"},
+		{1234.4, "requests", "1,234"},
+		{3.21, "req/s", "3.21 req/s"},
+		{1500, "tok/s", "1,500 tok/s"},
+	} {
+		if got := formatFigure(c.v, c.unit); got != c.want {
+			t.Errorf("formatFigure(%v, %q) = %q, want %q", c.v, c.unit, got, c.want)
+		}
+	}
+	if got := signed(-2.25, "%"); got != "-2.2 pts" && got != "-2.3 pts" {
+		t.Errorf("signed percent difference = %q, want points", got)
+	}
+	// Every key figure's unit is one formatFigure handles by name.
+	known := map[string]bool{"s": true, "USD": true, "%": true, "requests": true, "req/s": true, "tok/s": true}
+	for _, f := range report.SummarizeVariant("x", nil, nil).Figures {
+		if !known[f.Unit] {
+			t.Errorf("figure %s has unit %q, which the HTML table does not know", f.Name, f.Unit)
+		}
+	}
+}

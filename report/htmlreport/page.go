@@ -33,24 +33,11 @@ func DefaultOptions() Options {
 }
 
 // SLO is one workload's latency objectives, in seconds (0: none).
-type SLO struct {
-	Workload string
-	TTFTS    float64
-	TPOTS    float64
-	E2ES     float64
-}
+type SLO = report.SLO
 
 // SLOsOf returns the latency objectives of a configuration's workloads
 // (those that set any), for Options.SLOs.
-func SLOsOf(c model.Config) []SLO {
-	var out []SLO
-	for _, w := range c.Workloads {
-		if w.SLO.TTFT > 0 || w.SLO.TPOT > 0 || w.SLO.E2E > 0 {
-			out = append(out, SLO{Workload: w.Name, TTFTS: float64(w.SLO.TTFT), TPOTS: float64(w.SLO.TPOT), E2ES: float64(w.SLO.E2E)})
-		}
-	}
-	return out
-}
+func SLOsOf(c model.Config) []SLO { return report.SLOsOf(c) }
 
 //go:embed page.tmpl
 var pageTemplate string

@@ -11,15 +11,20 @@ import (
 	"github.com/headroom-sim/headroom/report"
 )
 
-// WriteSweep writes a step-load sweep as one HTML page: the knee in
-// words, the per-level table and throughput and latency against load with
-// the knee marked.
+// WriteSweep writes a sweep as one HTML page. A step-load sweep (one
+// numeric parameter) gets the knee in words, the per-level table and
+// throughput and latency against load with the knee marked; a grid (see
+// writeGrid) a table of its points and its curves against the first
+// parameter.
 func WriteSweep(w io.Writer, d *report.SweepDocument, o Options) error {
 	p, err := newPage(&d.Document, o)
 	if err != nil {
 		return err
 	}
 	s := &d.Sweep
+	if len(s.Rows) == 0 && len(s.Points) > 0 {
+		return writeGrid(w, p, d)
+	}
 	p.Title = d.Scenario.Name + " · " + s.Kind + " sweep"
 	p.Meta = sweepMeta(d)
 	p.Headline = sweepHeadline(s)
@@ -78,7 +83,6 @@ func sweepMeta(d *report.SweepDocument) string {
 	}
 	return s
 }
-
 
 // sweepHeadline says where the knee is, or that there is none.
 func sweepHeadline(s *report.SweepInfo) []string {

@@ -1,0 +1,155 @@
+package main
+
+import (
+	"fmt"
+	"io"
+	"path/filepath"
+	"runtime"
+	"strings"
+
+	"github.com/headroom-sim/headroom/model"
+	"github.com/headroom-sim/headroom/report"
+	"github.com/headroom-sim/headroom/report/shard"
+	"github.com/headroom-sim/headroom/scenarios"
+)
+
+const compareUsage = `Usage: headroom compare A.toml B.toml ... [flags]
+
+Simulates the base of each scenario (a file or an embedded example) side
+by side, as variants named after the scenarios, the first being the base
+the others are compared with. Scenarios with the same seed draw the same
+random numbers (common random numbers), so the differences are the
+scenarios' differences, not noise; --seed gives them all one seed.
+
+Prints every scenario's key figures (with --replications N: the mean and
+95% confidence interval over N replications) and each one's difference
+from the first, paired by replication, with its own interval.
+
+Examples:
+  headroom compare tier3.toml tier4.toml --json out/cmp.json     # also writes out/cmp.html
+  headroom compare hosted.toml self-hosted.toml hybrid.toml --replications 20 --csv out/cmp
+  headroom compare a.toml b.toml --replications 200 --shard 0/4 --part out/part-0.json
+
+Flags:
+`
+
+type compareOptions struct {
+	jsonPath string
+	csvDir   string
+	htmlPath string
+	noHTML   bool
+	seed     uint64
+	sets     []string
+	quiet    bool
+	workers  int
+	batch    batchOptions
+}
+
+func cmdCompare(args []string, stdout, stderr io.Writer) error {
+	fs := newFlags("compare", compareUsage, stdout, stderr)
+	var o compareOptions
+	fs.StringVar(&o.jsonPath, "json", "", "write results as JSON to `FILE` (schema "+report.Schema+")")
+	fs.StringVar(&o.csvDir, "csv", "", "write summary.csv, key-figures.csv and one series CSV per scenario into `DIR`")
+	fs.StringVar(&o.htmlPath, "html", "", "write a self-contained HTML report with charts to `FILE` (default with --json: beside it, .html)")
+	fs.BoolVar(&o.noHTML, "no-html", false, "do not write the HTML report beside the JSON")
+	fs.Uint64Var(&o.seed, "seed", 0, "random seed for every scenario (overrides their `seed`)")
+	fs.StringArrayVar(&o.sets, "set", nil, "override a value in every scenario by key path, `KEY=VALUE` (repeatable)")
+	fs.BoolVarP(&o.quiet, "quiet", "q", false, "print nothing but errors")
+	fs.IntVar(&o.workers, "workers", runtime.GOMAXPROCS(0), "simulations run in parallel")
+	o.batch.register(fs)
+	if err := parseFlags(fs, args); err != nil {
+		return err
+	}
+	if fs.NArg() < 2 {
+		return badInput("compare takes two or more scenarios, got %d; a scenario's own alternatives go in [[variant]] blocks (headroom run)", fs.NArg())
+	}
+	if o.workers < 1 {
+		return badInput("--workers must be at least 1, got %d", o.workers)
+	}
+	sh, err := o.batch.resolve(fs, getenv, changedOutputs(fs, "json", "csv", "html")...)
+	if err != nil {
+		return err
+	}
+	htmlPath, err := htmlTarget(o.htmlPath, o.jsonPath, o.noHTML)
+	if err != nil {
+		return err
+	}
+	overrides, err := parseSets(o.sets)
+	if err != nil {
+		return err
+	}
+	if fs.Changed("seed") {
+		overrides = append(overrides, scenarios.Override{Path: "seed", Value: int64(o.seed)})
+	}
+	var cfgs []model.Config
+	var sources [][]byte
+	var files []string
+	for _, arg := range fs.Args() {
+		sc, err := loadScenario(arg)
+		if err != nil {
+			return err
+		}
+		c, err := sc.Config(overrides)
+		if err != nil {
+			return err
+		}
+		cfgs = append(cfgs, c)
+		sources = append(sources, sc.Source())
+		files = append(files, sc.File())
+	}
+	names := compareNames(cfgs, files)
+	for i := range cfgs {
+		cfgs[i].Variant = names[i]
+	}
+	if seeds := distinctSeeds(cfgs); len(seeds) > 1 && !o.quiet {
+		fmt.Fprintf(stderr, "headroom: note: the scenarios have different seeds (%s), so their differences include sampling noise; give --seed N for common random numbers\n", strings.Join(seeds, ", "))
+	}
+
+	plan := &report.Plan{Command: "compare", Generator: "headroom " + version,
+		Scenario:     report.ScenarioInfo{Name: strings.Join(names, " vs "), File: strings.Join(files, ", "), Overrides: o.sets},
+		Variants:     names,
+		Replications: o.batch.replications, Summarize: true,
+		SLOs: report.SLOsOf(cfgs...)}
+	results, err := runPlan(plan, [][]model.Config{cfgs}, sh, o.workers, o.quiet, stderr)
+	if err != nil {
+		return err
+	}
+	return finishBatch(plan, results, sh, shard.Hash(sources...), cfgs[0].Seed, o.batch.part,
+		outputOptions{jsonPath: o.jsonPath, csvPath: o.csvDir, htmlPath: htmlPath, quiet: o.quiet}, stdout)
+}
+
+// compareNames names each compared scenario by its name, or by its file
+// when two share a name, numbered when even those clash.
+func compareNames(cfgs []model.Config, files []string) []string {
+	count := map[string]int{}
+	for _, c := range cfgs {
+		count[c.Name]++
+	}
+	out := make([]string, len(cfgs))
+	seen := map[string]int{}
+	for i, c := range cfgs {
+		n := c.Name
+		if count[n] > 1 {
+			n = strings.TrimSuffix(filepath.Base(files[i]), ".toml")
+		}
+		seen[n]++
+		if seen[n] > 1 {
+			n = fmt.Sprintf("%s (%d)", n, seen[n])
+		}
+		out[i] = n
+	}
+	return out
+}
+
+// distinctSeeds lists the different seeds of cfgs, in order.
+func distinctSeeds(cfgs []model.Config) []string {
+	var out []string
+	seen := map[uint64]bool{}
+	for _, c := range cfgs {
+		if !seen[c.Seed] {
+			seen[c.Seed] = true
+			out = append(out, fmt.Sprint(c.Seed))
+		}
+	}
+	return out
+}

@@ -1,0 +1,56 @@
+package model
+
+// arm starts the timeout of the attempt being sent.
+func (s *Sim) arm(id int32, w *workload) {
+	r := &s.reqs[id]
+	r.deadline = s.eng.Now() + w.timeout
+	s.eng.Schedule(r.deadline, evTimeout, id, r.gen)
+}
+
+// timeout abandons an outstanding attempt: the client disconnects. The
+// logical request moves to a fresh record and goes through the client's
+// retry policy (or a route's fallback) as a refused attempt; the old record
+// becomes an orphan that stays wherever the backend holds it (a queue, a
+// running batch, a provider's stream) until the backend reaches it, and is
+// then dropped: billed if it was served, never counted as completed. The
+// gateway releases the orphan's stream slots and in-flight slot at once
+// (its finally block runs on disconnect) and refunds its reservation.
+func (s *Sim) timeout(id int32) {
+	nid := s.alloc() // may grow s.reqs: take pointers after
+	gen := s.reqs[nid].gen + 1
+	s.reqs[nid] = s.reqs[id]
+	nr := &s.reqs[nid]
+	nr.gen, nr.gw, nr.out = gen, 0, false
+	old := &s.reqs[id]
+	old.out = false
+	w := s.wls[old.wl]
+	if old.state == stGwQueue {
+		// Still in the gateway's fair queue: it leaves it when reached.
+		s.gw.st.abandonedQueued++
+		s.gwDisconnectQueued(id)
+	} else {
+		w.targets[old.tgt].bstats.abandoned++
+		if w.route != nil {
+			w.route.stats.Targets[old.tgt].Refused++
+		}
+		if old.gw != 0 {
+			s.gwRelease(id, 0)
+		}
+	}
+	old = &s.reqs[id]
+	old.orphan = true
+	iv := s.interval(s.eng.Now())
+	w.stats.rejected[rsTimeout]++
+	s.ser.reject(rsTimeout, iv)
+	s.refused(nid, rsTimeout, 0)
+}
+
+// dropOrphan frees an abandoned attempt's record once the backend is done
+// with it.
+func (s *Sim) dropOrphan(id int32) {
+	r := &s.reqs[id]
+	r.orphan = false
+	r.state = stFree
+	r.gen++
+	s.free = append(s.free, id)
+}
