@@ -109,7 +109,7 @@ func newGateway(spec *GatewaySpec, cfg *Config) *gateway {
 	}
 	for i := range spec.Tenants {
 		ts := &spec.Tenants[i]
-		t := &gwTenant{spec: ts, index: i, weight: ts.Weight, gwScope: newScope(ts.UnitsPerMin, ts.Burst, ts.MaxStreams)}
+		t := &gwTenant{spec: ts, index: i, weight: *ts.Weight, gwScope: newScope(ts.UnitsPerMin, ts.Burst, ts.MaxStreams)}
 		for _, k := range ts.Keys {
 			ks := newScope(k.UnitsPerMin, k.Burst, k.MaxStreams)
 			t.keys = append(t.keys, &ks)

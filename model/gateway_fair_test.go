@@ -116,7 +116,7 @@ func fairConfig() Config {
 		Providers: []ProviderSpec{{Name: "api", Latency: LatencySpec{TTFT: StageSpec{Base: 1}}}},
 		Gateway: &GatewaySpec{Weights: GatewayWeights{Input: 1, CachedInput: 1, Output: 1},
 			Queue:   GatewayQueue{MaxInFlight: 4, Quantum: 20_000},
-			Tenants: []TenantSpec{{Name: "a", Weight: 1}, {Name: "b", Weight: 3}}}}
+			Tenants: []TenantSpec{{Name: "a", Weight: ptr(1.0)}, {Name: "b", Weight: ptr(3.0)}}}}
 }
 
 // TestGatewayFairShareEndToEnd: under saturation the simulated gateway
@@ -142,3 +142,5 @@ func TestGatewayFairShareEndToEnd(t *testing.T) {
 		t.Errorf("completed %d, want about 2,400 (4 slots x 600 s)", n)
 	}
 }
+
+func ptr[T any](v T) *T { return &v }
