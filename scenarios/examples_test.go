@@ -319,7 +319,7 @@ func TestLlamaH100(t *testing.T) {
 // options complete everything and differ in cost.
 func TestHybridExample(t *testing.T) {
 	res := runExample(t, "hybrid")
-	hybrid, hosted, self := res[0], res[1], res[2]
+	hybrid, hosted, self, noCache := res[0], res[1], res[2], res[3]
 	for _, r := range res {
 		if q := r.Summary.Requests; q.Failed != 0 || q.Completed < q.Offered-10 {
 			t.Errorf("%s: requests %+v", r.Variant, q)
@@ -335,6 +335,20 @@ func TestHybridExample(t *testing.T) {
 	}
 	if !(hosted.Summary.Cost.Total > hybrid.Summary.Cost.Total && hybrid.Summary.Cost.Total > self.Summary.Cost.Total) {
 		t.Errorf("cost per day: hosted $%.0f, hybrid $%.0f, self-hosted $%.0f", hosted.Summary.Cost.Total, hybrid.Summary.Cost.Total, self.Summary.Cost.Total)
+	}
+	// The response cache: 200,000 equally likely evaluations kept an hour
+	// answer a share that follows from the hourly demand; it is the same
+	// in every variant (common random numbers), and turning it off costs
+	// more and slows the peak.
+	c := hybrid.Gateway.Cache
+	if c == nil || c.HitRate < 0.1 || c.HitRate > 0.3 {
+		t.Fatalf("response cache %+v, want a hit rate between 10%% and 30%%", c)
+	}
+	if hosted.Gateway.Cache.Hits != c.Hits && math.Abs(float64(hosted.Gateway.Cache.Hits-c.Hits)) > 0.01*float64(c.Hits) {
+		t.Errorf("cache hits differ across variants: %d vs %d", hosted.Gateway.Cache.Hits, c.Hits)
+	}
+	if noCache.Gateway.Cache != nil || noCache.Summary.Cost.Total <= hybrid.Summary.Cost.Total {
+		t.Errorf("no cache: cost $%.0f, hybrid $%.0f", noCache.Summary.Cost.Total, hybrid.Summary.Cost.Total)
 	}
 }
 
