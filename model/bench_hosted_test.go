@@ -92,3 +92,19 @@ func TestHostedPathAllocations(t *testing.T) {
 	}
 	t.Logf("allocations: 1h %.0f, 6h %.0f", short, long)
 }
+
+// BenchmarkHybridDay is seed 002's hybrid example for a whole day: a
+// gateway with a response cache, two model tiers, an overflow route from
+// two L40S replicas to a hosted API. ns/op is the whole day.
+func BenchmarkHybridDay(b *testing.B) {
+	sc, err := scenarios.LoadExample("hybrid")
+	if err != nil {
+		b.Fatal(err)
+	}
+	cfg, err := sc.Config(nil)
+	if err != nil {
+		b.Fatal(err)
+	}
+	reqs := runBenchmark(b, cfg, func(*model.Results) {})
+	b.ReportMetric(float64(b.Elapsed().Nanoseconds())/reqs, "ns/request")
+}

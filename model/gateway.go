@@ -109,7 +109,7 @@ func newGateway(spec *GatewaySpec, cfg *Config) *gateway {
 	}
 	for i := range spec.Tenants {
 		ts := &spec.Tenants[i]
-		t := &gwTenant{spec: ts, index: i, weight: ts.Weight, gwScope: newScope(ts.UnitsPerMin, ts.Burst, ts.MaxStreams)}
+		t := &gwTenant{spec: ts, index: i, weight: *ts.Weight, gwScope: newScope(ts.UnitsPerMin, ts.Burst, ts.MaxStreams)}
 		for _, k := range ts.Keys {
 			ks := newScope(k.UnitsPerMin, k.Burst, k.MaxStreams)
 			t.keys = append(t.keys, &ks)
@@ -368,7 +368,7 @@ func (s *Sim) gwEnqueue(id int32, w *workload, now float64) {
 // deficit round robin by tenant weight, in units, within a class. Idle
 // tenants leave the round and bank no credit. It returns -1 when every
 // queue is empty.
-func (g *gateway) gwNext(units func(int32) float64) int32 {
+func (g *gateway) gwNext(reqs []request) int32 {
 	for c := 0; c < numClasses; c++ {
 		for len(g.active[c]) > 0 {
 			if g.pos[c] >= len(g.active[c]) {
@@ -385,12 +385,11 @@ func (g *gateway) gwNext(units func(int32) float64) int32 {
 				t.visited[c] = true
 			}
 			head := t.q[c].front()
-			u := units(head)
-			if u < 0 { // abandoned by its client: it leaves without a turn
+			if reqs[head].orphan { // abandoned by its client: it leaves without a turn
 				t.q[c].popFront()
 				return head
 			}
-			if u <= t.deficit[c] {
+			if u := reqs[head].gwRes; u <= t.deficit[c] {
 				t.deficit[c] -= u
 				t.served[c] += u
 				t.q[c].popFront()
@@ -410,14 +409,8 @@ func (s *Sim) gwDispatch() {
 		return
 	}
 	g.dispatching = true
-	units := func(id int32) float64 {
-		if s.reqs[id].orphan {
-			return -1
-		}
-		return s.reqs[id].gwRes
-	}
 	for g.inFlight < g.maxInFlight {
-		id := g.gwNext(units)
+		id := g.gwNext(s.reqs)
 		if id < 0 {
 			break
 		}

@@ -9,13 +9,28 @@ import (
 
 // drrHarness is a gateway with two tenants' interactive queues filled by
 // hand, to exercise the deficit round robin on its own.
-func drrHarness(quantum float64, weights ...float64) (*gateway, map[int32]float64) {
+func drrHarness(quantum float64, weights ...float64) (*gateway, unitMap) {
 	spec := &GatewaySpec{Queue: GatewayQueue{Quantum: quantum}}
 	g := &gateway{spec: spec}
 	for i, w := range weights {
 		g.tenants = append(g.tenants, &gwTenant{index: i, weight: w})
 	}
-	return g, map[int32]float64{}
+	return g, unitMap{}
+}
+
+// unitMap is the units of hand-made requests by id.
+type unitMap map[int32]float64
+
+func (u unitMap) reqs() []request {
+	n := int32(0)
+	for id := range u {
+		n = max(n, id+1)
+	}
+	out := make([]request, n)
+	for id, v := range u {
+		out[id].gwRes = v
+	}
+	return out
 }
 
 func (g *gateway) push(t int, id int32) {
@@ -42,8 +57,9 @@ func TestDRRSharesByWeight(t *testing.T) {
 	}
 	served := [2]float64{}
 	owner := func(i int32) int { return int(i % 2) }
+	rq := units.reqs()
 	for n := 0; n < 8000; n++ {
-		i := g.gwNext(func(i int32) float64 { return units[i] })
+		i := g.gwNext(rq)
 		if i < 0 {
 			t.Fatal("queues ran dry")
 		}
@@ -66,8 +82,9 @@ func TestDRRIdleTenantBanksNoCredit(t *testing.T) {
 		g.push(0, id)
 		id++
 	}
+	rq := units.reqs()
 	for n := 0; n < 500; n++ { // tenant 1 idle: tenant 0 alone
-		g.gwNext(func(i int32) float64 { return units[i] })
+		g.gwNext(rq)
 	}
 	first := id
 	for k := 0; k < 500; k++ {
@@ -78,8 +95,9 @@ func TestDRRIdleTenantBanksNoCredit(t *testing.T) {
 	// From now on the two alternate in rounds of one quantum (10 requests)
 	// each: tenant 1 never gets more than 10 in a row.
 	run, most := 0, 0
+	rq = units.reqs()
 	for n := 0; n < 400; n++ {
-		i := g.gwNext(func(i int32) float64 { return units[i] })
+		i := g.gwNext(rq)
 		if i >= first {
 			run++
 			most = max(most, run)
@@ -94,8 +112,8 @@ func TestDRRIdleTenantBanksNoCredit(t *testing.T) {
 	g2, u2 := drrHarness(10_000, 1, 1)
 	u2[0] = 1
 	g2.push(0, 0)
-	g2.gwNext(func(i int32) float64 { return u2[i] })
-	g2.gwNext(func(i int32) float64 { return u2[i] }) // finds the queue empty
+	g2.gwNext(u2.reqs())
+	g2.gwNext(u2.reqs()) // finds the queue empty
 	if d := g2.tenants[0].deficit[classInteractive]; d != 0 {
 		t.Errorf("deficit %v left after the queue emptied, want 0", d)
 	}
@@ -116,7 +134,7 @@ func fairConfig() Config {
 		Providers: []ProviderSpec{{Name: "api", Latency: LatencySpec{TTFT: StageSpec{Base: 1}}}},
 		Gateway: &GatewaySpec{Weights: GatewayWeights{Input: 1, CachedInput: 1, Output: 1},
 			Queue:   GatewayQueue{MaxInFlight: 4, Quantum: 20_000},
-			Tenants: []TenantSpec{{Name: "a", Weight: 1}, {Name: "b", Weight: 3}}}}
+			Tenants: []TenantSpec{{Name: "a", Weight: ptr(1.0)}, {Name: "b", Weight: ptr(3.0)}}}}
 }
 
 // TestGatewayFairShareEndToEnd: under saturation the simulated gateway
@@ -142,3 +160,5 @@ func TestGatewayFairShareEndToEnd(t *testing.T) {
 		t.Errorf("completed %d, want about 2,400 (4 slots x 600 s)", n)
 	}
 }
+
+func ptr[T any](v T) *T { return &v }

@@ -222,7 +222,7 @@ func genGateway(t *rapid.T, wls []WorkloadSpec) *GatewaySpec {
 		}
 	}
 	for _, name := range []string{"a", "b"} {
-		ts := TenantSpec{Name: name, Weight: rapid.Float64Range(0.5, 4).Draw(t, "gw.weight"), MaxStreams: rapid.IntRange(0, 12).Draw(t, "gw.streams")}
+		ts := TenantSpec{Name: name, Weight: ptr(rapid.Float64Range(0.5, 4).Draw(t, "gw.weight")), MaxStreams: rapid.IntRange(0, 12).Draw(t, "gw.streams")}
 		if rapid.Bool().Draw(t, "gw.units?") {
 			ts.UnitsPerMin = rapid.Float64Range(10_000, 2_000_000).Draw(t, "gw.units")
 			ts.Burst = rapid.Float64Range(ts.UnitsPerMin/60, ts.UnitsPerMin*2).Draw(t, "gw.burst")

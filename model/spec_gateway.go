@@ -98,7 +98,7 @@ type GatewayOutage struct {
 type TenantSpec struct {
 	Name string `toml:"name"`
 	// Weight is the tenant's share in the fair queue (default 1).
-	Weight      float64         `toml:"weight"`
+	Weight      *float64        `toml:"weight"`
 	UnitsPerMin float64         `toml:"units_per_min"` // 0 = no unit limit
 	Burst       float64         `toml:"burst"`         // bucket size in units (default one minute)
 	MaxStreams  int             `toml:"max_streams"`   // concurrent streams; 0 = no cap
@@ -152,8 +152,9 @@ func (g *GatewaySpec) applyDefaults() {
 	}
 	for i := range g.Tenants {
 		t := &g.Tenants[i]
-		if t.Weight == 0 {
-			t.Weight = 1
+		if t.Weight == nil {
+			one := 1.0
+			t.Weight = &one
 		}
 		if t.Burst == 0 {
 			t.Burst = t.UnitsPerMin
@@ -235,8 +236,8 @@ func (g *GatewaySpec) Validate() error {
 			return fe(at+".name", "duplicate tenant %q", t.Name)
 		}
 		seen[t.Name] = true
-		if !(t.Weight > 0) || !finite(t.Weight) {
-			return fe(at+".weight", "must be a finite number > 0 (the tenant's fair-queue share), got %v", t.Weight)
+		if t.Weight != nil && (!(*t.Weight > 0) || !finite(*t.Weight)) {
+			return fe(at+".weight", "must be a finite number > 0 (the tenant's share of the fair queue; leave it out for 1), got %v", *t.Weight)
 		}
 		if err := checkBucket(at, t.UnitsPerMin, t.Burst, t.MaxStreams); err != nil {
 			return err

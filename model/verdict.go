@@ -132,6 +132,7 @@ func verdict(r *Results) []string {
 		out = append(out, fmt.Sprintf("Cost $%.2f over %s ($%.2f per million tokens; cache hit rate %.0f%%).",
 			sm.Cost.Total, fmtDur(r.DurationS), sm.Cost.PerMillionTokens, 100*sm.Tokens.CacheHitRate))
 	}
+	out = append(out, gatewayVerdict(r)...)
 	return out
 }
 

@@ -51,6 +51,7 @@ func WriteTerminal(w io.Writer, d *Document) error {
 	row("goodput (SLO met)", func(r *model.Results) string { return fmt.Sprintf("%.1f%%", 100*r.Summary.Goodput.SLOAttainment) })
 	row("cache hit rate", func(r *model.Results) string { return fmt.Sprintf("%.0f%%", 100*r.Summary.Tokens.CacheHitRate) })
 	row("cost", func(r *model.Results) string { return usd(r.Summary.Cost.Total) })
+	gatewayRows(d, row)
 	if err := tw.Flush(); err != nil {
 		return err
 	}

@@ -319,7 +319,7 @@ func TestLlamaH100(t *testing.T) {
 // options complete everything and differ in cost.
 func TestHybridExample(t *testing.T) {
 	res := runExample(t, "hybrid")
-	hybrid, hosted, self := res[0], res[1], res[2]
+	hybrid, hosted, self, noCache := res[0], res[1], res[2], res[3]
 	for _, r := range res {
 		if q := r.Summary.Requests; q.Failed != 0 || q.Completed < q.Offered-10 {
 			t.Errorf("%s: requests %+v", r.Variant, q)
@@ -335,6 +335,20 @@ func TestHybridExample(t *testing.T) {
 	}
 	if !(hosted.Summary.Cost.Total > hybrid.Summary.Cost.Total && hybrid.Summary.Cost.Total > self.Summary.Cost.Total) {
 		t.Errorf("cost per day: hosted $%.0f, hybrid $%.0f, self-hosted $%.0f", hosted.Summary.Cost.Total, hybrid.Summary.Cost.Total, self.Summary.Cost.Total)
+	}
+	// The response cache: 200,000 equally likely evaluations kept an hour
+	// answer a share that follows from the hourly demand; it is the same
+	// in every variant (common random numbers), and turning it off costs
+	// more and slows the peak.
+	c := hybrid.Gateway.Cache
+	if c == nil || c.HitRate < 0.1 || c.HitRate > 0.3 {
+		t.Fatalf("response cache %+v, want a hit rate between 10%% and 30%%", c)
+	}
+	if hosted.Gateway.Cache.Hits != c.Hits && math.Abs(float64(hosted.Gateway.Cache.Hits-c.Hits)) > 0.01*float64(c.Hits) {
+		t.Errorf("cache hits differ across variants: %d vs %d", hosted.Gateway.Cache.Hits, c.Hits)
+	}
+	if noCache.Gateway.Cache != nil || noCache.Summary.Cost.Total <= hybrid.Summary.Cost.Total {
+		t.Errorf("no cache: cost $%.0f, hybrid $%.0f", noCache.Summary.Cost.Total, hybrid.Summary.Cost.Total)
 	}
 }
 
@@ -352,4 +366,64 @@ func TestTwoModelsExample(t *testing.T) {
 	st := spread.Routes[0]
 	a, b := float64(st.Targets[0].Sent), float64(st.Targets[1].Sent)
 	within(t, "share to model-a", a/(a+b), 2.0/3, 0.03)
+}
+
+// Seed 004 through the gateway: the burst admits exactly 15 of the naive
+// client's 200; the fixed client finishes near the 5.6-hour floor with no
+// 429s and reserves 1.24 units per unit used (3.88 for the naive one);
+// the support tenant's chat keeps its SLO while the job runs, and loses it
+// without the priority class or without the fair queue.
+func TestGatewayTenantsExample(t *testing.T) {
+	first := runExample(t, "gateway-tenants", scenarios.Override{Path: "duration", Value: "1s"})[0]
+	acme := first.Gateway.Tenants[0]
+	if acme.Name != "acme" || acme.Admitted != 15 {
+		t.Errorf("first second: tenant %s admitted %d, want acme with 15", acme.Name, acme.Admitted)
+	}
+	if got := acme.Rejected["gw_units"]; got != 185 {
+		t.Errorf("first second: %d unit 429s, want 185", got)
+	}
+	res := runExample(t, "gateway-tenants")
+	byName := map[string]*model.Results{}
+	for _, r := range res {
+		byName[r.Variant] = r
+	}
+	naive, fixed := res[0], byName["fixed"]
+	floor := 10000 * (6000 + 8*500) / 300000.0 * 60
+	job := fixed.Workloads[0].Summary
+	if job.Requests.Completed != 10000 || job.MakespanS < floor || job.MakespanS > floor*1.06 {
+		t.Errorf("fixed client: %d done in %.2fh, want all 10,000 within 6%% of the %.2fh floor", job.Requests.Completed, job.MakespanS/3600, floor/3600)
+	}
+	if n := sumMap(job.Attempts.Rejected); n > 0 {
+		t.Errorf("fixed client got %d refusals, want none", n)
+	}
+	if got := fixed.Gateway.Tenants[0].ReservationToActual; math.Abs(got-1.24) > 0.001 {
+		t.Errorf("fixed reservation/actual %.4f, want 12,400/10,000 = 1.24", got)
+	}
+	if got := naive.Gateway.Tenants[0].ReservationToActual; math.Abs(got-3.8768) > 0.001 {
+		t.Errorf("naive reservation/actual %.4f, want 38,768/10,000 = 3.8768", got)
+	}
+	if n := naive.Workloads[0].Summary.Attempts.Rejected["gw_units"]; n < 20000 {
+		t.Errorf("naive client: %d unit 429s, want a storm", n)
+	}
+	if naive.Workloads[0].Summary.Requests.Completed > 2000 {
+		t.Errorf("naive client completed %d, want most of the job to fail", naive.Workloads[0].Summary.Requests.Completed)
+	}
+	chat := func(name string) float64 { return byName[name].Workloads[1].Summary.Latency.TTFT.P95 }
+	alone, withJob := chat("chat alone"), chat("fixed")
+	if withJob > 1 {
+		t.Errorf("chat TTFT p95 %.2fs with the job, want within its 1 s SLO", withJob)
+	}
+	for _, v := range []string{"no priority", "no fair queue"} {
+		if chat(v) < 1 || chat(v) < 1.5*withJob {
+			t.Errorf("%s: chat TTFT p95 %.2fs, want past the 1 s SLO and well above %.2fs with priorities", v, chat(v), withJob)
+		}
+	}
+	if alone > withJob {
+		t.Errorf("chat alone p95 %.2fs above chat with the job %.2fs", alone, withJob)
+	}
+	// The job waits at the gateway, the chat hardly.
+	q := fixed.Gateway.Queue.ByPriority
+	if q[0].WaitS.P95 > 1 || q[1].Queued == 0 {
+		t.Errorf("fair queue: interactive wait p95 %.2fs, batch queued %d", q[0].WaitS.P95, q[1].Queued)
+	}
 }

@@ -44,6 +44,11 @@ var badCases = []badCase{
 	{"cluster-model-too-big.toml", 12, `model = "llama-3.1-70b"`, `cluster "gpu".model`, []string{"do not fit", "raise tensor_parallel"}},
 	{"cluster-table-not-monotone.toml", 13, `times = ["100ms", "90ms", "500ms"]`, `cluster "gpu".step.times[1]`, []string{"not monotone: batch 8 takes 90ms but batch 1 takes 100ms"}},
 	{"cluster-zero-replicas.toml", 4, `route = "gpu"`, `workload "chat".route`, []string{`cluster "gpu" has zero replicas`, "give it replicas or route elsewhere"}},
+	{"gateway-weight-zero.toml", 15, "weight = 0", `gateway.tenant "acme".weight`, []string{"must be a finite number > 0", "leave it out for 1", "got 0"}},
+	{"gateway-unknown-tenant.toml", 5, `tenant = "acmee"`, `workload "chat".tenant`, []string{`no tenant "acmee"`, "have: acme"}},
+	{"route-cycle.toml", 13, `targets = ["api", "second"]`, `route "first".targets[1]`, []string{`"second" is a route`, "routes do not nest, so chains cannot loop"}},
+	{"route-missing-backend.toml", 13, `targets = ["api", "gpus"]`, `route "spill".targets[1]`, []string{`no provider or cluster named "gpus"`, "have: api"}},
+	{"route-weight-negative.toml", 18, "weights = [3, -1]", `route "split".weights[1]`, []string{"must be a finite number > 0", "got -1"}},
 	{"missing-key.toml", 6, `key = "prod"`, `workload "chat".key`, []string{`provider "api" has no key named "prod"`, "have: staging"}},
 }
 
