@@ -237,3 +237,33 @@ func TestFigureUnits(t *testing.T) {
 		}
 	}
 }
+
+// TestGatewayTable: a run through a gateway gets a per-tenant table whose
+// tenant names are escaped; a run without one gets none.
+func TestGatewayTable(t *testing.T) {
+	r := &model.Results{Scenario: "gw", DurationS: 60, IntervalS: 60, StartClock: "00:00",
+		Gateway: &model.GatewayResult{Tenants: []model.GatewayScopeResult{{Name: "<b>acme</b>", Attempts: 10, Admitted: 8,
+			Rejected: map[string]int64{"gw_units": 2}, ReservationToActual: 3.88, QuotaUnits: 100, UsedOfQuota: 0.5}},
+			Cache: &model.GatewayCacheResult{HitRate: 0.25}}}
+	var b bytes.Buffer
+	if err := Write(&b, report.NewDocument("test", report.ScenarioInfo{Name: "gw"}, []*model.Results{r}), Options{}); err != nil {
+		t.Fatal(err)
+	}
+	out := b.String()
+	for _, want := range []string{`id="gateway"`, "&lt;b&gt;acme&lt;/b&gt;: admitted", "8 of 10", "2 (most: gw_units)", "3.88×", "50.0%", "25.0%"} {
+		if !strings.Contains(out, want) {
+			t.Errorf("gateway table lacks %q", want)
+		}
+	}
+	if strings.Contains(out, "<b>acme</b>") {
+		t.Error("tenant name not escaped")
+	}
+	b.Reset()
+	r.Gateway = nil
+	if err := Write(&b, report.NewDocument("test", report.ScenarioInfo{Name: "gw"}, []*model.Results{r}), Options{}); err != nil {
+		t.Fatal(err)
+	}
+	if strings.Contains(b.String(), `id="gateway"`) {
+		t.Error("gateway table without a gateway")
+	}
+}

@@ -91,6 +91,7 @@ type page struct {
 	OpenVerdicts             bool
 	TableTitle               string
 	Table                    *table
+	Gateway                  *table // per tenant, when the run had a gateway
 	Sections                 []section
 }
 
@@ -161,6 +162,7 @@ func Write(w io.Writer, d *report.Document, o Options) error {
 	}
 	tb := keyTable(d)
 	p.Table = &tb
+	p.Gateway = gatewayTable(d.Variants)
 	if p.Sections, err = runSections(d.Variants, o.SLOs); err != nil {
 		return err
 	}
