@@ -143,9 +143,6 @@ func (s *Sim) fail(id int32, reason int) {
 		return
 	}
 	w := s.wls[r.wl]
-	if r.state == stService && r.batch {
-		s.tgt(r).prov.batchQ -= float64(r.input) // a batch-lane job that expired
-	}
 	if r.gw != 0 {
 		s.gwRelease(id, 0)
 	}

@@ -188,22 +188,16 @@ func (s *Sim) done(id int32) {
 	if r.batch {
 		p.batchQ -= float64(r.input)
 	} else {
-		iv := s.interval(now)
-		lm := &s.lims[id]
-		if !p.org.empty {
-			p.org.settle(now, &lm.orgCharge, int(r.output), &lm.orgTix)
-			p.stats.settle(0, iv, &lm.orgCharge, int(r.output))
-		}
-		if t.key >= 0 {
-			p.keys[t.key].settle(now, &lm.keyCharge, int(r.output), &lm.keyTix)
-			p.stats.settle(t.key+1, iv, &lm.keyCharge, int(r.output))
-		}
+		s.settleLimits(id, t, int(r.output))
 		if p.conCap > 0 {
 			p.conUsed--
 			for p.conQ.len() > 0 {
 				next := p.conQ.popFront()
 				s.ser.queue.Add(now, -1)
 				if s.reqs[next].orphan {
+					// Abandoned while queued: the provider drops it and
+					// gives back what its admission reserved.
+					s.settleLimits(next, s.tgt(&s.reqs[next]), 0)
 					s.dropOrphan(next)
 					continue
 				}
@@ -219,6 +213,23 @@ func (s *Sim) done(id int32) {
 	p.spent += c.costIn + c.costW + c.costR + c.costOut
 	p.stats.tok.add(&c)
 	s.complete(id, &c)
+}
+
+// settleLimits reconciles what a request's admission charged the
+// provider's limits with the output it really produced.
+func (s *Sim) settleLimits(id int32, t *target, output int) {
+	p := t.prov
+	now := s.eng.Now()
+	iv := s.interval(now)
+	lm := &s.lims[id]
+	if !p.org.empty {
+		p.org.settle(now, &lm.orgCharge, output, &lm.orgTix)
+		p.stats.settle(0, iv, &lm.orgCharge, output)
+	}
+	if t.key >= 0 {
+		p.keys[t.key].settle(now, &lm.keyCharge, output, &lm.keyTix)
+		p.stats.settle(t.key+1, iv, &lm.keyCharge, output)
+	}
 }
 
 // countRejection records a refused attempt for its workload, its backend

@@ -415,6 +415,20 @@ func TestRandomScenarioInvariants(t *testing.T) {
 		if s.gw != nil {
 			checkGateway(t, s, r)
 		}
+		// The batch lane's enqueued tokens are those of the jobs it holds,
+		// abandoned ones included.
+		queued := map[*provider]float64{}
+		for id := range s.reqs {
+			rq := &s.reqs[id]
+			if rq.state == stService && rq.batch {
+				queued[s.tgt(rq).prov] += float64(rq.input)
+			}
+		}
+		for _, p := range s.provs {
+			if math.Abs(p.batchQ-queued[p]) > 1e-6 {
+				t.Fatalf("%s: batch queue holds %.0f tokens, its jobs %.0f", p.spec.Name, p.batchQ, queued[p])
+			}
+		}
 		var sc int64
 		for _, v := range r.Series.Completed {
 			sc += v

@@ -389,6 +389,9 @@ func (s *Sim) Handle(e sim.Event) {
 	case evDone:
 		s.done(e.Obj)
 	case evFail:
+		if r.state == stService && r.batch {
+			s.tgt(r).prov.batchQ -= float64(r.input) // a batch-lane job that expired
+		}
 		s.refused(e.Obj, int(r.lastRsn), r.retryAft)
 	case evCacheHit:
 		s.complete(e.Obj, &tokenTally{})
