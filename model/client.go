@@ -98,7 +98,7 @@ func (s *Sim) refused(id int32, reason int, retryAfter float64) {
 	w := s.wls[r.wl]
 	r.lastRsn = int16(reason)
 	r.out = false
-	if rt := w.route; rt != nil && retryable(reason) && !gatewayReason(reason) {
+	if rt := w.route; rt != nil && retryable(reason) && !gatewayReason(reason) && !(reason == rsTimeout && s.gw != nil) {
 		now := s.eng.Now()
 		if rt.spec.Cooldown > 0 {
 			rt.coolTill[r.tgt] = now + float64(rt.spec.Cooldown)
@@ -117,7 +117,7 @@ func (s *Sim) refused(id int32, reason int, retryAfter float64) {
 		}
 	}
 	if r.gw != 0 {
-		s.gwRelease(id, 0) // the attempt left the gateway with nothing served
+		s.gwRelease(id, 0, false) // the attempt left the gateway with nothing served
 	}
 	if retryable(reason) {
 		d, ok := w.retry.delay(int(r.attempts)-1, retryAfter, r.prevDelay, w.rngClient)
@@ -144,7 +144,7 @@ func (s *Sim) fail(id int32, reason int) {
 	}
 	w := s.wls[r.wl]
 	if r.gw != 0 {
-		s.gwRelease(id, 0)
+		s.gwRelease(id, 0, false)
 	}
 	w.stats.failed++
 	w.stats.failedBy[reason]++

@@ -9,7 +9,8 @@ func (s *Sim) complete(id int32, tally *tokenTally) {
 	w := s.wls[r.wl]
 	now := s.eng.Now()
 	st := w.stats
-	st.tok.add(tally) // billed even when nobody was waiting for it
+	hit := r.gw&gwHit != 0 // answered whole by the response cache: no TPOT
+	st.tok.add(tally)      // billed even when nobody was waiting for it
 	if r.orphan {
 		s.dropOrphan(id)
 		return
@@ -21,9 +22,9 @@ func (s *Sim) complete(id int32, tally *tokenTally) {
 				s.gwCrash(id, actual)
 				return
 			}
-			s.gwRelease(id, actual)
+			s.gwRelease(id, actual, true)
 		} else if r.gw&gwSlot != 0 {
-			s.gwRelease(id, 0)
+			s.gwRelease(id, 0, false)
 		}
 		if exp := g.cacheExp[r.wl]; exp != nil && r.gw&gwHit == 0 {
 			exp[r.content] = now + float64(g.spec.Cache.TTL)
@@ -39,7 +40,7 @@ func (s *Sim) complete(id int32, tally *tokenTally) {
 	st.qwait.Add(qwait)
 	st.ttftSvc.Add(r.ttftSvc)
 	tpot := 0.0
-	if r.output > 1 {
+	if r.output > 1 && !hit {
 		tpot = (e2e - ttft) / float64(r.output-1)
 		st.tpot.Add(tpot)
 	}

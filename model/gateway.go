@@ -38,6 +38,7 @@ type gwScopeStats struct {
 	attempts, admitted                  int64
 	rejected                            [numReasons]int64
 	reserved, actual, refunded, lost    float64
+	reservedServed                      float64 // reserved by requests that were served
 	leaseRefunded                       float64
 	streamCapHits, peakStreams, crashes int64
 }
@@ -72,22 +73,23 @@ type gwOutage struct {
 
 // gateway is the GatewaySpec at run time.
 type gateway struct {
-	spec        *GatewaySpec
-	tenants     []*gwTenant
-	active      [numClasses][]*gwTenant
-	pos         [numClasses]int
-	maxInFlight int
-	inFlight    int
-	dispatching bool
-	shedAfter   [numClasses]float64
-	timerAt     float64 // when the pending shed timer fires; +Inf if none
-	timerGen    uint32
-	outages     []gwOutage
-	leases      []gwLease
-	freeLeases  []int32
-	rng         *rand.Rand
-	cacheExp    [][]float64 // per workload, per distinct request: when its cached answer expires
-	st          gwStats
+	spec               *GatewaySpec
+	wIn, wCached, wOut float64 // unit weights
+	tenants            []*gwTenant
+	active             [numClasses][]*gwTenant
+	pos                [numClasses]int
+	maxInFlight        int
+	inFlight           int
+	dispatching        bool
+	shedAfter          [numClasses]float64
+	timerAt            float64 // when the pending shed timer fires; +Inf if none
+	timerGen           uint32
+	outages            []gwOutage
+	leases             []gwLease
+	freeLeases         []int32
+	rng                *rand.Rand
+	cacheExp           [][]float64 // per workload, per distinct request: when its cached answer expires
+	st                 gwStats
 }
 
 // gwStats are gateway-wide figures.
@@ -103,6 +105,7 @@ type gwStats struct {
 
 func newGateway(spec *GatewaySpec, cfg *Config) *gateway {
 	g := &gateway{spec: spec, maxInFlight: spec.Queue.MaxInFlight, timerAt: math.Inf(1), rng: cfg.stream("gateway")}
+	g.wIn, g.wCached, g.wOut = spec.Weights.values()
 	g.shedAfter = [numClasses]float64{float64(spec.Queue.ShedAfter.Interactive), float64(spec.Queue.ShedAfter.Batch)}
 	for c := range g.st.wait {
 		g.st.wait[c] = sim.NewSketch()
@@ -192,13 +195,12 @@ func classOf(w *workload) int {
 // token at the input weight (the most it can cost: the gateway cannot
 // know what the engine has cached) plus max_tokens at the output weight.
 func (g *gateway) gwUnits(in, maxOut int) float64 {
-	return g.spec.Weights.Input*float64(in) + g.spec.Weights.Output*float64(maxOut)
+	return g.wIn*float64(in) + g.wOut*float64(maxOut)
 }
 
 // gwActual is what a served request really cost in units.
 func (g *gateway) gwActual(t *tokenTally) float64 {
-	w := g.spec.Weights
-	return w.Input*float64(t.input-t.read) + w.CachedInput*float64(t.read) + w.Output*float64(t.output)
+	return g.wIn*float64(t.input-t.read) + g.wCached*float64(t.read) + g.wOut*float64(t.output)
 }
 
 // retryAfter is the Retry-After (whole seconds, rounded up) for a wait.
@@ -230,7 +232,6 @@ func (s *Sim) gwAdmit(id int32, iv int) bool {
 			r.state = stService
 			r.admitted = now
 			r.ttftSvc = float64(g.spec.Cache.Latency)
-			r.output = 0
 			s.eng.Schedule(now+r.ttftSvc, evCacheHit, id, r.gen)
 			return false
 		}
@@ -238,13 +239,19 @@ func (s *Sim) gwAdmit(id int32, iv int) bool {
 	o := g.outageAt(now)
 	if o != nil && o.closed {
 		g.st.failClosed++
-		s.gwReject(id, key, rsGwStoreDown, o.to-now, iv)
+		s.gwReject(id, key, rsGwStoreDown, g.retryAfter(o.to-now), iv)
 		return false
 	}
-	units := g.gwUnits(int(r.input), int(r.maxTok))
+	units := g.gwUnits(int(r.input), w.maxTok)
 	// A reservation larger than a bucket can never succeed: 400, not 429.
-	if (t.bucket != nil && units > t.bucket.size*g.fracOf(o)) || (key != nil && key.bucket != nil && units > key.bucket.size*g.fracOf(o)) {
+	if (t.bucket != nil && units > t.bucket.size) || (key != nil && key.bucket != nil && units > key.bucket.size) {
 		s.gwReject(id, key, rsGwTooLarge, 0, iv)
+		return false
+	}
+	// One that only the smaller local caps of a fail-open outage cannot
+	// hold fits again when the store is back.
+	if o != nil && ((t.bucket != nil && units > t.bucket.size*o.localFrac) || (key != nil && key.bucket != nil && units > key.bucket.size*o.localFrac)) {
+		s.gwReject(id, key, rsGwUnits, g.retryAfter(o.to-now), iv)
 		return false
 	}
 	tb := t.bucketFor(o, now)
@@ -302,13 +309,6 @@ func (s *Sim) gwAdmit(id int32, iv int) bool {
 	}
 	s.gwEnqueue(id, w, now)
 	return false
-}
-
-func (g *gateway) fracOf(o *gwOutage) float64 {
-	if o == nil {
-		return 1
-	}
-	return o.localFrac
 }
 
 func (sc *gwScope) hold(units float64) {
@@ -416,12 +416,12 @@ func (s *Sim) gwDispatch() {
 		}
 		r := &s.reqs[id]
 		now := s.eng.Now()
-		g.st.queueLen--
-		s.ser.queue.Add(now, -1)
-		if r.orphan {
+		if r.orphan { // already taken off the counts when its client left
 			s.dropOrphan(id)
 			continue
 		}
+		g.st.queueLen--
+		s.ser.queue.Add(now, -1)
 		g.st.wait[classOf(s.wls[r.wl])].Add(now - r.gwQueued)
 		g.inFlight++
 		r.gw |= gwSlot
@@ -454,12 +454,12 @@ func (s *Sim) gwShed(gen uint32) {
 					break
 				}
 				t.q[c].popFront()
-				g.st.queueLen--
-				s.ser.queue.Add(now, -1)
 				if r.orphan {
 					s.dropOrphan(id)
 					continue
 				}
+				g.st.queueLen--
+				s.ser.queue.Add(now, -1)
 				g.st.shed[c]++
 				w := s.wls[r.wl]
 				var key *gwScope
@@ -478,10 +478,11 @@ func (s *Sim) gwShed(gen uint32) {
 }
 
 // gwRelease ends a request's stay at the gateway on any exit path:
-// actual is the units it really used (0 when nothing was served). The
-// unused reservation is refunded, the stream slots and the in-flight slot
-// are released, and waiting requests are dispatched.
-func (s *Sim) gwRelease(id int32, actual float64) {
+// actual is the units it used (0 when nothing was served), served whether
+// it was answered. The unused reservation is refunded, the stream slots
+// and the in-flight slot are released, and waiting requests are
+// dispatched.
+func (s *Sim) gwRelease(id int32, actual float64, served bool) {
 	g := s.gw
 	r := &s.reqs[id]
 	w := s.wls[r.wl]
@@ -493,6 +494,9 @@ func (s *Sim) gwRelease(id int32, actual float64) {
 			sc.giveBack(local, now, refund)
 			sc.st.actual += r.gwRes - refund
 			sc.st.refunded += refund
+			if served {
+				sc.st.reservedServed += r.gwRes
+			}
 			sc.streams--
 		})
 	}
@@ -526,6 +530,7 @@ func (s *Sim) gwCrash(id int32, actual float64) {
 	s.gwScopes(w, func(sc *gwScope) {
 		sc.streams--
 		sc.st.crashes++
+		sc.st.reservedServed += r.gwRes
 		sc.st.actual += r.gwRes - refund
 		if g.spec.LeaseTTL <= 0 {
 			sc.st.lost += refund
@@ -545,12 +550,14 @@ func (s *Sim) gwCrash(id int32, actual float64) {
 		s.eng.Schedule(math.Max(now, r.gwAt+float64(g.spec.LeaseTTL)), evLease, li, 0)
 	}
 	r.gw &^= gwHeld
-	s.gwRelease(id, 0) // the in-flight slot
-	s.reqs[id].lastRsn = rsGwCrash
-	s.wls[r.wl].stats.rejected[rsGwCrash]++
+	s.gwRelease(id, 0, false) // the in-flight slot
+	r = &s.reqs[id]
+	r.out = false
+	r.lastRsn, r.retryAft, r.state = rsGwCrash, 0, stBackoff
+	w.stats.rejected[rsGwCrash]++
 	w.gwT.st.rejected[rsGwCrash]++
 	s.ser.reject(rsGwCrash, s.interval(now))
-	s.refused(id, rsGwCrash, 0)
+	s.eng.Schedule(now+float64(g.spec.ErrorLatency), evFail, id, r.gen)
 }
 
 // gwLeaseExpired reconciles a crashed stream's lease: the units it did not
@@ -586,4 +593,7 @@ func (s *Sim) gwDisconnectQueued(id int32) {
 		sc.streams--
 	})
 	r.gw = 0
+	// It leaves the queue's counts now; its entry is skipped when reached.
+	s.gw.st.queueLen--
+	s.ser.queue.Add(now, -1)
 }

@@ -40,8 +40,9 @@ type GatewayScopeResult struct {
 	// UsedOfQuota is units_used / quota_units.
 	QuotaUnits  float64 `json:"quota_units"`
 	UsedOfQuota float64 `json:"used_of_quota"`
-	// ReservationToActual is units_reserved / units_used: far above 1
-	// means max_tokens is set far above the real output.
+	// ReservationToActual is what the requests that were served reserved
+	// over what they used: far above 1 means max_tokens is set far above
+	// the real output.
 	ReservationToActual float64 `json:"reservation_to_actual"`
 	StreamCapHits       int64   `json:"stream_cap_hits"`
 	PeakStreams         int64   `json:"peak_streams"`
@@ -141,7 +142,7 @@ func scopeResult(name, tenant string, sc *gwScope, perMin, horizon float64) Gate
 		r.UsedOfQuota = st.actual / r.QuotaUnits
 	}
 	if st.actual > 0 {
-		r.ReservationToActual = st.reserved / st.actual
+		r.ReservationToActual = st.reservedServed / st.actual
 	}
 	return r
 }

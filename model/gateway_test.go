@@ -47,7 +47,7 @@ func TestResponseCacheHitRate(t *testing.T) {
 // their whole reservation; with leases the unused part comes back after
 // the TTL. Either way the books balance.
 func TestLeasesReconcileCrashedStreams(t *testing.T) {
-	base := GatewaySpec{Weights: GatewayWeights{Input: 1, CachedInput: 1, Output: 8}, CrashRate: 0.1,
+	base := GatewaySpec{Weights: GatewayWeights{Input: ptr(1.0), CachedInput: ptr(1.0), Output: ptr(8.0)}, CrashRate: 0.1,
 		Tenants: []TenantSpec{{Name: "t", UnitsPerMin: 1e9, Burst: 1e9}}}
 	withLease := base
 	withLease.LeaseTTL = 30
@@ -90,7 +90,7 @@ func TestLeasesReconcileCrashedStreams(t *testing.T) {
 func TestStoreOutageFailOpenAndClosed(t *testing.T) {
 	// 2 requests/s, each reserving 1,000 + 8 x 500 = 5,000 units.
 	mk := func(mode string) GatewaySpec {
-		return GatewaySpec{Weights: GatewayWeights{Input: 1, CachedInput: 1, Output: 8},
+		return GatewaySpec{Weights: GatewayWeights{Input: ptr(1.0), CachedInput: ptr(1.0), Output: ptr(8.0)},
 			Outages: []GatewayOutage{{From: "00:10", For: 600, Mode: mode, LocalFraction: 0.5}},
 			Tenants: []TenantSpec{{Name: "t", UnitsPerMin: 300_000, Burst: 10_000}}}
 	}
@@ -158,7 +158,7 @@ func TestTimeoutFallsBackAndWastesWork(t *testing.T) {
 // TestNeverFitsIs400: a reservation larger than the bucket can never
 // succeed, so it is refused with a 400 that is not retried, never a 429.
 func TestNeverFitsIs400(t *testing.T) {
-	g := GatewaySpec{Weights: GatewayWeights{Input: 1, CachedInput: 1, Output: 8},
+	g := GatewaySpec{Weights: GatewayWeights{Input: ptr(1.0), CachedInput: ptr(1.0), Output: ptr(8.0)},
 		Tenants: []TenantSpec{{Name: "t", UnitsPerMin: 300_000, Burst: 4_000}}}
 	cfg := gwConfig(1, 60, g)
 	cfg.Workloads[0].Client.Retry = RetrySpec{Preset: "openai-python"}

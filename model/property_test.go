@@ -202,7 +202,7 @@ func genConfig(t *rapid.T) Config {
 // queue with shedding, crashes with or without leases, a store outage and
 // a response cache.
 func genGateway(t *rapid.T, wls []WorkloadSpec) *GatewaySpec {
-	g := &GatewaySpec{Weights: GatewayWeights{Input: 1, CachedInput: rapid.Float64Range(0, 1).Draw(t, "gw.wc"), Output: rapid.Float64Range(1, 8).Draw(t, "gw.wo")},
+	g := &GatewaySpec{Weights: GatewayWeights{Input: ptr(1.0), CachedInput: ptr(rapid.Float64Range(0, 1).Draw(t, "gw.wc")), Output: ptr(rapid.Float64Range(1, 8).Draw(t, "gw.wo"))},
 		MaxOutput: rapid.SampledFrom([]int{0, 200, 2000}).Draw(t, "gw.maxout"),
 		LeaseTTL:  workloads.Duration(rapid.SampledFrom([]float64{0, 5, 60}).Draw(t, "gw.lease")),
 		CrashRate: rapid.SampledFrom([]float64{0, 0.05, 0.5}).Draw(t, "gw.crash")}
@@ -216,7 +216,8 @@ func genGateway(t *rapid.T, wls []WorkloadSpec) *GatewaySpec {
 			For: workloads.Duration(rapid.Float64Range(1, 100).Draw(t, "gw.ofor")), Mode: rapid.SampledFrom([]string{FailOpen, FailClosed}).Draw(t, "gw.omode")}}
 	}
 	if rapid.Bool().Draw(t, "gw.cache?") {
-		g.Cache = GatewayCache{TTL: workloads.Duration(rapid.Float64Range(1, 300).Draw(t, "gw.cachettl"))}
+		g.Cache = GatewayCache{TTL: workloads.Duration(rapid.Float64Range(1, 300).Draw(t, "gw.cachettl")),
+			Latency: workloads.Duration(rapid.SampledFrom([]float64{0.02, 5}).Draw(t, "gw.cachelat"))}
 		for i := range wls {
 			wls[i].Repeats = RepeatSpec{Distinct: rapid.IntRange(0, 50).Draw(t, "gw.distinct"), Zipf: rapid.SampledFrom([]float64{0, 1.2}).Draw(t, "gw.zipf")}
 		}
@@ -499,6 +500,17 @@ func checkGateway(t *rapid.T, s *Sim, r *Results) {
 	if got := s.routed + decided + g.st.cacheHits + g.st.abandonedQueued + queued; got != r.Summary.Attempts.Total {
 		t.Fatalf("client attempts %d != routed %d + refused at the gateway %d + cache hits %d + abandoned in its queue %d + still queued %d",
 			r.Summary.Attempts.Total, s.routed, decided, g.st.cacheHits, g.st.abandonedQueued, queued)
+	}
+	// With a fair queue, every request at a backend holds one of its
+	// slots (abandoned ones excepted: their slot went with their client).
+	if g.maxInFlight > 0 {
+		for id := range s.reqs {
+			rq := &s.reqs[id]
+			atBackend := rq.state == stService || rq.state == stBackendQueue
+			if atBackend && !rq.orphan && rq.gw&gwHit == 0 && rq.gw&gwSlot == 0 {
+				t.Fatalf("request %d at a backend without a gateway slot", id)
+			}
+		}
 	}
 	held := map[*gwScope]float64{}
 	streams := map[*gwScope]int{}

@@ -47,10 +47,22 @@ type GatewaySpec struct {
 
 // GatewayWeights are the unit weights of the token kinds (seed 004:
 // 1, 0.25 and 8).
+// Each one left out is 1.
 type GatewayWeights struct {
-	Input       float64 `toml:"input"`
-	CachedInput float64 `toml:"cached_input"`
-	Output      float64 `toml:"output"`
+	Input       *float64 `toml:"input"`
+	CachedInput *float64 `toml:"cached_input"`
+	Output      *float64 `toml:"output"`
+}
+
+// values returns the weights with defaults applied.
+func (w GatewayWeights) values() (in, cached, out float64) {
+	v := func(p *float64) float64 {
+		if p == nil {
+			return 1
+		}
+		return *p
+	}
+	return v(w.Input), v(w.CachedInput), v(w.Output)
 }
 
 // GatewayQueue is the fair queue between admission and the backends.
@@ -123,9 +135,6 @@ func (g *GatewaySpec) IsZero() bool {
 func (g *GatewaySpec) Enabled() bool { return g != nil }
 
 func (g *GatewaySpec) applyDefaults() {
-	if g.Weights == (GatewayWeights{}) {
-		g.Weights = GatewayWeights{Input: 1, CachedInput: 1, Output: 1}
-	}
 	if g.RetryAfterMin == 0 {
 		g.RetryAfterMin = 1
 	}
@@ -172,10 +181,11 @@ func (g *GatewaySpec) applyDefaults() {
 func (g *GatewaySpec) Validate() error {
 	fe := func(k, f string, a ...any) error { return &workloads.FieldError{Key: k, Msg: fmt.Sprintf(f, a...)} }
 	finite := func(v float64) bool { return !math.IsNaN(v) && !math.IsInf(v, 0) }
+	wi, wc, wo := g.Weights.values()
 	for _, f := range []struct {
 		k string
 		v float64
-	}{{"weights.input", g.Weights.Input}, {"weights.cached_input", g.Weights.CachedInput}, {"weights.output", g.Weights.Output}} {
+	}{{"weights.input", wi}, {"weights.cached_input", wc}, {"weights.output", wo}} {
 		if f.v < 0 || !finite(f.v) {
 			return fe(f.k, "must be a finite number >= 0, got %v", f.v)
 		}
@@ -190,7 +200,7 @@ func (g *GatewaySpec) Validate() error {
 		return fe("crash_rate", "must be a fraction between 0 and 1, got %v", g.CrashRate)
 	}
 	if g.RetryAfterMin < 0 {
-		return fe("retry_after_min", "must be >= 0")
+		return fe("retry_after_min", "must be a duration > 0 (default 1s)")
 	}
 	if g.ErrorLatency < 0 {
 		return fe("error_latency", "must be a duration > 0")
@@ -236,8 +246,8 @@ func (g *GatewaySpec) Validate() error {
 			return fe(at+".name", "duplicate tenant %q", t.Name)
 		}
 		seen[t.Name] = true
-		if t.Weight != nil && (!(*t.Weight > 0) || !finite(*t.Weight)) {
-			return fe(at+".weight", "must be a finite number > 0 (the tenant's share of the fair queue; leave it out for 1), got %v", *t.Weight)
+		if t.Weight != nil && !(*t.Weight >= 0.001 && *t.Weight <= 1000) {
+			return fe(at+".weight", "must be a number from 0.001 to 1000 (the tenant's share of the fair queue; leave it out for 1), got %v", *t.Weight)
 		}
 		if err := checkBucket(at, t.UnitsPerMin, t.Burst, t.MaxStreams); err != nil {
 			return err

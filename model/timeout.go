@@ -14,7 +14,11 @@ func (s *Sim) arm(id int32, w *workload) {
 // running batch, a provider's stream) until the backend reaches it, and is
 // then dropped: billed if it was served, never counted as completed. The
 // gateway releases the orphan's stream slots and in-flight slot at once
-// (its finally block runs on disconnect) and refunds its reservation.
+// (its finally block runs on disconnect) and refunds the reservation but
+// for the input it forwarded; a request still in its queue gets it all
+// back. With a gateway, a timeout does not fall back within the route:
+// the router sits behind the gateway, so the client's retry passes the
+// gateway again.
 func (s *Sim) timeout(id int32) {
 	nid := s.alloc() // may grow s.reqs: take pointers after
 	gen := s.reqs[nid].gen + 1
@@ -24,17 +28,24 @@ func (s *Sim) timeout(id int32) {
 	old := &s.reqs[id]
 	old.out = false
 	w := s.wls[old.wl]
-	if old.state == stGwQueue {
+	switch {
+	case old.state == stGwQueue:
 		// Still in the gateway's fair queue: it leaves it when reached.
 		s.gw.st.abandonedQueued++
 		s.gwDisconnectQueued(id)
-	} else {
+	case old.gw&gwHit != 0:
+		// Being answered from the response cache: no backend involved.
+	default:
 		w.targets[old.tgt].bstats.abandoned++
 		if w.route != nil {
 			w.route.stats.Targets[old.tgt].Refused++
 		}
 		if old.gw != 0 {
-			s.gwRelease(id, 0)
+			// The gateway's finally block: the prompt was forwarded, so
+			// its input stays charged; the output reservation comes back
+			// (the gateway does not count what was streamed before the
+			// disconnect).
+			s.gwRelease(id, s.gw.wIn*float64(old.input), false)
 		}
 	}
 	old = &s.reqs[id]
