@@ -370,7 +370,12 @@ func (s *Sim) gwEnqueue(id int32, w *workload, now float64) {
 // queue is empty.
 func (g *gateway) gwNext(reqs []request) int32 {
 	for c := 0; c < numClasses; c++ {
+		misses := 0 // visits in a row that dispatched nothing
 		for len(g.active[c]) > 0 {
+			if misses >= len(g.active[c]) {
+				g.skipRounds(c, reqs)
+				misses = 0
+			}
 			if g.pos[c] >= len(g.active[c]) {
 				g.pos[c] = 0
 			}
@@ -378,6 +383,7 @@ func (g *gateway) gwNext(reqs []request) int32 {
 			if t.q[c].len() == 0 {
 				t.deficit[c], t.visited[c], t.inActive[c] = 0, false, false
 				g.active[c] = append(g.active[c][:g.pos[c]], g.active[c][g.pos[c]+1:]...)
+				misses = 0 // count a whole round of the tenants left
 				continue
 			}
 			if !t.visited[c] {
@@ -397,9 +403,31 @@ func (g *gateway) gwNext(reqs []request) int32 {
 			}
 			t.visited[c] = false
 			g.pos[c]++
+			misses++
 		}
 	}
 	return -1
+}
+
+// skipRounds adds at once the quanta of the rounds in which no head would
+// fit: after a whole round without a dispatch, k more rounds are needed
+// before the first tenant's head fits, so k-1 empty rounds are credited
+// in one step. The order of dispatches is exactly that of visiting them
+// one by one; only the time spent spinning goes.
+func (g *gateway) skipRounds(c int, reqs []request) {
+	k := math.Inf(1)
+	for _, t := range g.active[c] {
+		if t.q[c].len() == 0 || reqs[t.q[c].front()].orphan {
+			return
+		}
+		per := g.spec.Queue.Quantum * t.weight
+		k = math.Min(k, math.Ceil((reqs[t.q[c].front()].gwRes-t.deficit[c])/per))
+	}
+	if k > 1 {
+		for _, t := range g.active[c] {
+			t.deficit[c] += (k - 1) * g.spec.Queue.Quantum * t.weight
+		}
+	}
 }
 
 // gwDispatch lets queued requests through while slots are free.

@@ -162,3 +162,28 @@ func TestGatewayFairShareEndToEnd(t *testing.T) {
 }
 
 func ptr[T any](v T) *T { return &v }
+
+// TestDRRTinyWeightsDoNotSpin: weights of 0.001 and 0.003 with a quantum
+// of 1 need millions of rounds per 10,000-unit request; the rounds in
+// which nothing fits are credited at once, and the shares stay 1:3.
+func TestDRRTinyWeightsDoNotSpin(t *testing.T) {
+	g, units := drrHarness(1, 0.001, 0.003)
+	id := int32(0)
+	for k := 0; k < 4000; k++ {
+		units[id] = 10_000
+		g.push(0, id)
+		id++
+		units[id] = 10_000
+		g.push(1, id)
+		id++
+	}
+	rq := units.reqs()
+	served := [2]float64{}
+	for n := 0; n < 4000; n++ {
+		i := g.gwNext(rq)
+		served[i%2] += units[i]
+	}
+	if ratio := served[1] / served[0]; math.Abs(ratio-3) > 0.03 {
+		t.Errorf("shares %v: ratio %.3f, want 3", served, ratio)
+	}
+}
