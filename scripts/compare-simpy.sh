@@ -5,12 +5,13 @@
 # exponential service with mean 1/MU s, HOURS of simulated time.
 #
 # Each side runs REPS times as a whole process (start-up, simulation and,
-# for Headroom, the JSON report included); the best wall time counts. Both
-# mean waits in queue are printed next to the Erlang C value. Exits non-zero
-# if SimPy's best time is less than MIN_RATIO times Headroom's.
+# for Headroom, the JSON report included; the HTML report is not written,
+# --no-html); the best wall time counts. Both mean waits in queue are
+# printed next to the Erlang C value. Exits non-zero if SimPy's best time
+# is less than MIN_RATIO times Headroom's.
 #
 # Parameters come from the environment: LAMBDA (2.8), MU (1), C (4),
-# HOURS (100, about 1M customers), SEED (1), REPS (3), MIN_RATIO (50),
+# HOURS (100, about 1M customers), SEED (1), REPS (5), MIN_RATIO (50),
 # PYTHON (/usr/bin/python3, Debian's, where python3-simpy3 installs).
 # Needs go, awk, and apt-get (as root, or with sudo) if SimPy is missing.
 set -euo pipefail
@@ -46,7 +47,7 @@ headroom=("$tmp/headroom" run testdata/perf/mmc.toml --quiet --base-only
 	--set "workload.jobs.demand.rate=$LAMBDA"
 	--set "workload.jobs.client.max_concurrency=$C"
 	--set "provider.server.latency.ttft.base=\"$service\""
-	--json "$tmp/headroom.json")
+	--json "$tmp/headroom.json" --no-html)
 simpy=("$PYTHON" scripts/simpy_mmc.py --lambda "$LAMBDA" --mu "$MU" --c "$C" --hours "$HOURS" --seed "$SEED")
 
 # best_of CMD...: runs CMD $REPS times, its stdout to $tmp/out; prints the
