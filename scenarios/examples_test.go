@@ -423,12 +423,12 @@ func TestGatewayTenantsExample(t *testing.T) {
 	}
 	// A 30-minute limiter-store outage: failing closed refuses about 30 x
 	// 60 x 5.5 chat attempts and some fail; failing open refuses none of
-	// them and fails nothing.
+	// of chat's and fails next to nothing.
 	closed, open := byName["store down, fail closed"], byName["store down, fail open"]
 	if n := closed.Gateway.FailClosedRejects; n < 9000 || n > 12000 {
 		t.Errorf("fail closed: %d refused during the outage, want about 10,000", n)
 	}
-	if closed.Summary.Requests.Failed == 0 || open.Summary.Requests.Failed != 0 || open.Gateway.FailOpenAdmits < 9000 {
+	if closed.Summary.Requests.Failed < 1000 || open.Summary.Requests.Failed*100 > closed.Summary.Requests.Failed || open.Gateway.FailOpenAdmits < 9000 {
 		t.Errorf("outage: fail closed failed %d, fail open failed %d with %d local admissions",
 			closed.Summary.Requests.Failed, open.Summary.Requests.Failed, open.Gateway.FailOpenAdmits)
 	}
