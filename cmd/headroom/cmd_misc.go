@@ -3,20 +3,22 @@ package main
 import (
 	"fmt"
 	"io"
-	"os"
 	"text/tabwriter"
 
 	"github.com/headroom-sim/headroom/scenarios"
 )
 
-const validateUsage = `Usage: headroom validate FILE...
+const validateUsage = `Usage: headroom validate FILE|EXAMPLE...
 
-Decodes and validates each scenario file, its variants included, without
-running it. Every problem is reported with file, line and key path.
+Decodes and validates each scenario file (or embedded example, by name),
+its variants included, without running it. The first problem found in
+each file is reported with file, line and key path; fix it and validate
+again for the next.
 
 Examples:
   headroom validate my.toml
   headroom validate scenarios/*.toml
+  headroom validate salespeople-peak
 
 `
 
@@ -26,7 +28,7 @@ func cmdValidate(args []string, stdout, stderr io.Writer) error {
 		return err
 	}
 	if fs.NArg() == 0 {
-		return badInput("validate needs at least one FILE")
+		return badInput("validate needs at least one FILE or EXAMPLE")
 	}
 	var problems []error
 	for _, path := range fs.Args() {
@@ -49,14 +51,13 @@ func cmdValidate(args []string, stdout, stderr io.Writer) error {
 	return badInput("%d of %d files have problems", len(problems), fs.NArg())
 }
 
-// validateFile loads the scenario at path and builds every variant.
+// validateFile loads the scenario at path (or the embedded example of that
+// name, as run does) and builds every variant.
 func validateFile(path string) (*scenarios.Scenario, error) {
-	f, err := os.Open(path)
-	if err != nil {
-		return nil, usageError{err}
+	if path == "" {
+		return nil, badInput("validate: an empty FILE name")
 	}
-	defer f.Close()
-	sc, err := loadOpened(f, path)
+	sc, err := loadScenario(path)
 	if err != nil {
 		return nil, err
 	}

@@ -77,9 +77,14 @@ func TestValidateSeveralFiles(t *testing.T) {
 	if code != exitOK || stderr != "" || !strings.HasPrefix(stdout, "ok  ") {
 		t.Errorf("validate good: exit %d, stdout %q, stderr %q", code, stdout, stderr)
 	}
-	code, _, stderr = cli(t, "validate", filepath.Join(t.TempDir(), "missing.toml"))
-	if code != exitBadInput || !strings.HasPrefix(stderr, "headroom: open ") {
+	missing := filepath.Join(t.TempDir(), "missing.toml")
+	code, _, stderr = cli(t, "validate", missing)
+	if code != exitBadInput || !strings.HasPrefix(stderr, "headroom: "+missing+": no such file, and no example named ") {
 		t.Errorf("validate missing file: exit %d, stderr %q", code, stderr)
+	}
+	code, stdout, stderr = cli(t, "validate", "salespeople-peak") // an embedded example, as run takes
+	if code != exitOK || stderr != "" || stdout != "ok  salespeople-peak: 1 workloads, 1 providers, 1 variants\n" {
+		t.Errorf("validate example: exit %d, stdout %q, stderr %q", code, stdout, stderr)
 	}
 	dir := t.TempDir() // a directory is not a scenario file
 	for _, cmd := range []string{"run", "validate"} {
