@@ -50,7 +50,12 @@ func gatewayRows(d *Document, row func(string, func(*model.Results) string)) {
 	for _, name := range tenants {
 		row("gateway tenant "+name, cell(name, func(t *model.GatewayScopeResult) string { return count(t.Admitted) + " admitted" }))
 		row("  refused at the gateway", cell(name, func(t *model.GatewayScopeResult) string { return pct(sum(t.Rejected), t.Attempts) }))
-		row("  reserved / used units", cell(name, func(t *model.GatewayScopeResult) string { return fmt.Sprintf("%.2f×", t.ReservationToActual) }))
+		row("  reserved / used units", cell(name, func(t *model.GatewayScopeResult) string {
+			if t.ReservationToActual <= 0 { // nothing served, nothing used
+				return "n/a"
+			}
+			return fmt.Sprintf("%.2f×", t.ReservationToActual)
+		}))
 		row("  used of quota", cell(name, func(t *model.GatewayScopeResult) string {
 			if t.QuotaUnits == 0 {
 				return "no limit"

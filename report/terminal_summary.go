@@ -39,7 +39,11 @@ func WriteSummaryTerminal(w io.Writer, d *Document) error {
 		return err
 	}
 	if len(d.Summary) > 1 {
-		fmt.Fprintf(w, "\nDifference from %s, paired by replication (mean ± 95%% interval; * the interval excludes 0):\n", d.Summary[0].Variant)
+		if d.Replications > 1 {
+			fmt.Fprintf(w, "\nDifference from %s, paired by replication (mean ± 95%% interval; * the interval excludes 0):\n", d.Summary[0].Variant)
+		} else {
+			fmt.Fprintf(w, "\nDifference from %s (one replication: no intervals):\n", d.Summary[0].Variant)
+		}
 		tw = tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
 		fmt.Fprint(tw, "\t")
 		for _, v := range d.Summary[1:] {

@@ -63,6 +63,21 @@ func mustRead(t *testing.T, path string) []byte {
 	return data
 }
 
+// TestCompareOneReplication: without --replications, compare claims no
+// intervals.
+func TestCompareOneReplication(t *testing.T) {
+	dir := t.TempDir()
+	a := tier(t, dir, "a.toml", "tier-a", 120)
+	b := tier(t, dir, "b.toml", "tier-b", 240)
+	code, stdout, stderr := cli(t, "compare", a, b)
+	if code != exitOK || stderr != "" {
+		t.Fatalf("exit %d, stderr:\n%s", code, stderr)
+	}
+	if !strings.Contains(stdout, "Difference from tier-a (one replication: no intervals):") || strings.Contains(stdout, "95% interval") {
+		t.Errorf("stdout:\n%s", stdout)
+	}
+}
+
 func TestCompare(t *testing.T) {
 	dir := t.TempDir()
 	a := tier(t, dir, "a.toml", "tier-a", 120)

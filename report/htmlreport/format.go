@@ -125,6 +125,20 @@ func clockAt(start string, s float64) string {
 	return c
 }
 
+// intervalText formats a key figure's 95% interval "[lo, hi]" in the
+// figure's unit. Every key figure (report/figures.go) is a count, rate,
+// latency, cost or percentage that cannot be negative, nor a percentage
+// above 100, so the displayed bounds are clamped there; the JSON keeps the
+// interval as computed. unit is the figure's unit, shown the unit the
+// bounds print in (a sweep table leaves rates' units to the column head).
+func intervalText(lo, hi float64, unit, shown string) string {
+	lo = math.Max(lo, 0)
+	if unit == "%" {
+		hi = math.Min(hi, 100)
+	}
+	return "[" + formatFigure(lo, shown) + ", " + formatFigure(hi, shown) + "]"
+}
+
 // formatFigure formats a value of a key figure by its unit, the units of
 // report's key figures (report/figures.go) and the "ratio" of a share:
 // "s" a duration, "USD" dollars, "%" already a percentage, "ratio" a share

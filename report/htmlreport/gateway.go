@@ -72,7 +72,12 @@ func gatewayTable(vs []*model.Results) *table {
 			}
 			return fmt.Sprintf("%d (most: %s)", n, by)
 		}))
-		row(name+": reserved / used", ten(func(s *model.GatewayScopeResult) string { return fmt.Sprintf("%.2f×", s.ReservationToActual) }))
+		row(name+": reserved / used", ten(func(s *model.GatewayScopeResult) string {
+			if s.ReservationToActual <= 0 { // nothing served, nothing used
+				return "n/a"
+			}
+			return fmt.Sprintf("%.2f×", s.ReservationToActual)
+		}))
 		row(name+": used of quota", ten(func(s *model.GatewayScopeResult) string {
 			if s.QuotaUnits == 0 {
 				return "no limit"

@@ -93,6 +93,34 @@ func TestSummaryWithIntervals(t *testing.T) {
 	}
 }
 
+// TestIntervalsClamped: displayed intervals of quantities that cannot be
+// negative stop at 0, and percentages at 100; differences are not clamped.
+func TestIntervalsClamped(t *testing.T) {
+	out := clampedPage(t)
+	for _, want := range []string{"<small>[0, 7]</small>", "<small>[97.0%, 100.0%]</small>", "<small>[-7, &#43;3]</small>"} {
+		if !strings.Contains(out, want) {
+			t.Errorf("page lacks %q", want)
+		}
+	}
+}
+
+// clampedPage has intervals below 0 and above 100% and a difference's
+// interval across 0.
+func clampedPage(t *testing.T) string {
+	d := fixture()
+	d.Replications = 3
+	d.Summary = []report.VariantSummary{
+		{Variant: "base", Figures: []report.Figure{
+			{Name: "requests_failed", Label: "failed", Unit: "requests", Estimate: report.Estimate{Mean: 2, Lo: -3, Hi: 7, N: 3}},
+			{Name: "slo_attainment_pct", Label: "goodput (SLO met)", Unit: "%", Estimate: report.Estimate{Mean: 99, Lo: 97, Hi: 101, N: 3}}}},
+		{Variant: "tier 4", Figures: []report.Figure{
+			{Name: "requests_failed", Label: "failed", Unit: "requests", Estimate: report.Estimate{Mean: 0, N: 3},
+				DiffVsBase: &report.Estimate{Mean: -2, Lo: -7, Hi: 3, N: 3}},
+			{Name: "slo_attainment_pct", Label: "goodput (SLO met)", Unit: "%", Estimate: report.Estimate{Mean: 100, Lo: 100, Hi: 100, N: 3}}}},
+	}
+	return write(t, d, Options{ECharts: stubRuntime})
+}
+
 func TestUserStringsAreEscaped(t *testing.T) {
 	d := fixture()
 	d.Scenario.Name = "<script>alert(1)</script>"

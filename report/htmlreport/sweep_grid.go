@@ -166,7 +166,7 @@ func gridTable(d *report.SweepDocument) table {
 			}
 			cell := tableCell{Value: formatFigure(f.Mean, unit)}
 			if f.N > 1 {
-				cell.Interval = "[" + formatFigure(f.Lo, unit) + ", " + formatFigure(f.Hi, unit) + "]"
+				cell.Interval = intervalText(f.Lo, f.Hi, f.Unit, unit)
 			}
 			row.Cells = append(row.Cells, cell)
 		}

@@ -74,7 +74,7 @@ func summaryTable(d *report.Document) table {
 			}
 			c := tableCell{Value: formatFigure(f.Mean, f.Unit)}
 			if f.N > 1 {
-				c.Interval = "[" + formatFigure(f.Lo, f.Unit) + ", " + formatFigure(f.Hi, f.Unit) + "]"
+				c.Interval = intervalText(f.Lo, f.Hi, f.Unit, f.Unit)
 			}
 			if f.DiffVsBase != nil {
 				c.Diff = "Δ " + signed(f.DiffVsBase.Mean, f.Unit)
