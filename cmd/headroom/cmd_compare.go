@@ -4,7 +4,6 @@ import (
 	"fmt"
 	"io"
 	"path/filepath"
-	"runtime"
 	"strings"
 
 	"github.com/headroom-sim/headroom/model"
@@ -52,10 +51,10 @@ func cmdCompare(args []string, stdout, stderr io.Writer) error {
 	fs.StringVar(&o.csvDir, "csv", "", "write summary.csv, key-figures.csv and one series CSV per scenario into `DIR`")
 	fs.StringVar(&o.htmlPath, "html", "", "write a self-contained HTML report with charts to `FILE` (default with --json: beside it, .html)")
 	fs.BoolVar(&o.noHTML, "no-html", false, "do not write the HTML report beside the JSON")
-	fs.Uint64Var(&o.seed, "seed", 0, "random seed for every scenario (overrides their `seed`)")
+	fs.Uint64Var(&o.seed, "seed", 0, "random seed `N` for every scenario (overrides their seed)")
 	fs.StringArrayVar(&o.sets, "set", nil, "override a value in every scenario by key path, `KEY=VALUE` (repeatable)")
 	fs.BoolVarP(&o.quiet, "quiet", "q", false, "print nothing but errors")
-	fs.IntVar(&o.workers, "workers", runtime.GOMAXPROCS(0), "simulations run in parallel")
+	workersFlag(fs, &o.workers)
 	o.batch.register(fs)
 	if err := parseFlags(fs, args); err != nil {
 		return err
@@ -63,8 +62,9 @@ func cmdCompare(args []string, stdout, stderr io.Writer) error {
 	if fs.NArg() < 2 {
 		return badInput("compare takes two or more scenarios, got %d; a scenario's own alternatives go in [[variant]] blocks (headroom run)", fs.NArg())
 	}
-	if o.workers < 1 {
-		return badInput("--workers must be at least 1, got %d", o.workers)
+	var err error
+	if o.workers, err = resolveWorkers(fs, o.workers); err != nil {
+		return err
 	}
 	sh, err := o.batch.resolve(fs, getenv, changedOutputs(fs, "json", "csv", "html")...)
 	if err != nil {

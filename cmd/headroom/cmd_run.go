@@ -7,7 +7,6 @@ import (
 	"os"
 	"path/filepath"
 	"regexp"
-	"runtime"
 	"strings"
 
 	"github.com/headroom-sim/headroom/model"
@@ -57,16 +56,20 @@ func cmdRun(args []string, stdout, stderr io.Writer) error {
 	fs.StringVar(&o.csvDir, "csv", "", "write summary.csv and one series CSV per variant into `DIR` (and key-figures.csv with --replications)")
 	fs.StringVar(&o.htmlPath, "html", "", "write a self-contained HTML report with charts to `FILE` (default with --json: beside it, .html)")
 	fs.BoolVar(&o.noHTML, "no-html", false, "do not write the HTML report beside the JSON")
-	fs.Uint64Var(&o.seed, "seed", 0, "random seed (overrides the scenario's `seed`)")
+	fs.Uint64Var(&o.seed, "seed", 0, "random seed `N` (overrides the scenario's seed)")
 	fs.StringArrayVar(&o.sets, "set", nil, "override a scenario value by key path, `KEY=VALUE` (repeatable)")
 	fs.BoolVarP(&o.quiet, "quiet", "q", false, "print nothing but errors")
-	fs.IntVar(&o.workers, "workers", runtime.GOMAXPROCS(0), "simulations run in parallel")
+	workersFlag(fs, &o.workers)
 	fs.BoolVar(&o.base, "base-only", false, "run only the base scenario, not its variants")
 	o.batch.register(fs)
 	if err := parseFlags(fs, args); err != nil {
 		return err
 	}
 	o.seedSet = fs.Changed("seed")
+	var err error
+	if o.workers, err = resolveWorkers(fs, o.workers); err != nil {
+		return err
+	}
 	if fs.NArg() > 1 {
 		return badInput("run takes one scenario, got %d; put alternatives in [[variant]] blocks, or use headroom compare", fs.NArg())
 	}

@@ -3,7 +3,6 @@ package main
 import (
 	"fmt"
 	"io"
-	"runtime"
 
 	"github.com/spf13/pflag"
 
@@ -28,9 +27,10 @@ and marks the knee: the level to pick for interactive traffic.
                  LEVEL requests/s (its arrival process is kept)
 
 The swept workload is --workload, default the first; every other workload
-runs as in the scenario, and [[variant]] blocks are ignored. --set is
-applied after the level, so --set workload.NAME.demand.think=2s adds think
-time to a concurrency sweep.
+runs as in the scenario. [[variant]] blocks are not run unless --variants
+is given (then every variant runs at every point). --set is applied after
+the level, so --set workload.NAME.demand.think=2s adds think time to a
+concurrency sweep.
 
 LEVELS is a list "1,2,4,8", a geometric range "1..512x2" (start..end x
 factor), a linear range "10..100+10" (start..end + step), or a mix of them
@@ -99,10 +99,10 @@ func cmdSweep(args []string, stdout, stderr io.Writer) error {
 	fs.StringVar(&o.csvPath, "csv", "", "write the table as CSV to `FILE`, one row per point")
 	fs.StringVar(&o.htmlPath, "html", "", "write a self-contained HTML report (table, charts against load or the first --param, knee) to `FILE` (default with --json: beside it, .html)")
 	fs.BoolVar(&o.noHTML, "no-html", false, "do not write the HTML report beside the JSON")
-	fs.Uint64Var(&o.seed, "seed", 0, "random seed for every point (overrides the scenario's `seed`)")
+	fs.Uint64Var(&o.seed, "seed", 0, "random seed `N` for every point (overrides the scenario's seed)")
 	fs.StringArrayVar(&o.sets, "set", nil, "override a scenario value by key path, `KEY=VALUE` (repeatable)")
 	fs.BoolVarP(&o.quiet, "quiet", "q", false, "print nothing but errors")
-	fs.IntVar(&o.workers, "workers", runtime.GOMAXPROCS(0), "simulations run in parallel")
+	workersFlag(fs, &o.workers)
 	o.batch.register(fs)
 	if err := parseFlags(fs, args); err != nil {
 		return err
@@ -118,8 +118,8 @@ func cmdSweep(args []string, stdout, stderr io.Writer) error {
 	if err != nil {
 		return badInput("%v", err)
 	}
-	if o.workers < 1 {
-		return badInput("--workers must be at least 1, got %d", o.workers)
+	if o.workers, err = resolveWorkers(fs, o.workers); err != nil {
+		return err
 	}
 	sh, err := o.batch.resolve(fs, getenv, changedOutputs(fs, "json", "csv", "html")...)
 	if err != nil {

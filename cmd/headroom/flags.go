@@ -7,6 +7,7 @@ import (
 	"io"
 	"os"
 	"os/signal"
+	"runtime"
 	"syscall"
 
 	"github.com/spf13/pflag"
@@ -39,6 +40,23 @@ func parseFlags(fs *pflag.FlagSet, args []string) error {
 		return usageError{err}
 	}
 	return nil
+}
+
+// workersFlag registers --workers N; 0 stands for "not given".
+func workersFlag(fs *pflag.FlagSet, p *int) {
+	fs.IntVar(p, "workers", 0, "simulations run in parallel, `N` >= 1 (default: GOMAXPROCS)")
+}
+
+// resolveWorkers returns the --workers value, GOMAXPROCS when it was not
+// given, and bad input when it is below 1.
+func resolveWorkers(fs *pflag.FlagSet, n int) (int, error) {
+	if !fs.Changed("workers") {
+		return runtime.GOMAXPROCS(0), nil
+	}
+	if n < 1 {
+		return 0, badInput("--workers N: N is how many simulations run in parallel, at least 1 (leave it out for GOMAXPROCS, %d here), got %d", runtime.GOMAXPROCS(0), n)
+	}
+	return n, nil
 }
 
 // simulate runs configurations on a worker pool until done or until the

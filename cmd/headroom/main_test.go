@@ -316,6 +316,9 @@ func TestRunBadFlags(t *testing.T) {
 		{"run", "--set", "variant.0.name=x"},
 		{"run", "--bogus"},
 		{"run", "--workers", "many"},
+		{"run", "--workers", "0"},
+		{"run", "--workers", "-2"},
+		{"compare", "a.toml", "b.toml", "--workers", "0"},
 		{"run", "no-such-example-or-file"},
 		{"run", "a.toml", "b.toml"},
 		{"examples", "no-such-example"},
@@ -327,6 +330,9 @@ func TestRunBadFlags(t *testing.T) {
 		if stdout != "" || !strings.HasPrefix(stderr, "headroom: ") {
 			t.Errorf("%v: stdout %q, stderr %q", args, stdout, stderr)
 		}
+	}
+	if _, _, stderr := cli(t, "run", "--workers", "0"); !strings.Contains(stderr, "--workers N: N is how many simulations run in parallel, at least 1 (leave it out for GOMAXPROCS") {
+		t.Errorf("--workers 0: %s", stderr)
 	}
 	_, _, stderr := cli(t, "run", "--set", "provider.sonnet.limits.rpmm=1")
 	if !strings.Contains(stderr, `--set provider.sonnet.limits.rpmm: unknown key "rpmm"`) || !strings.Contains(stderr, `did you mean "rpm"?`) {
