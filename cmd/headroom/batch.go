@@ -106,7 +106,21 @@ func runPlan(plan *report.Plan, cfgs [][]model.Config, sh *shard.Shard, workers 
 	if len(list) == 0 {
 		return nil, nil
 	}
-	return simulate(list, workers, quiet, stderr)
+	results, err := simulate(list, workers, quiet, stderr)
+	if err == nil && !quiet && noneOffered(results) {
+		fmt.Fprintln(stderr, "headroom: warning: no requests arrived within the horizon: check duration/start against the demand")
+	}
+	return results, err
+}
+
+// noneOffered reports whether no simulation had a request arrive.
+func noneOffered(results []*model.Results) bool {
+	for _, r := range results {
+		if r != nil && r.Summary.Requests.Offered > 0 {
+			return false
+		}
+	}
+	return len(results) > 0
 }
 
 // finishBatch completes a run, compare or sweep: a shard writes its part

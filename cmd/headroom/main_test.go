@@ -98,6 +98,38 @@ func TestValidateSeveralFiles(t *testing.T) {
 	}
 }
 
+// TestRunNothingOffered: a horizon in which no request arrives warns on
+// stderr (not with -q), and prints and writes the same as without the
+// warning.
+func TestRunNothingOffered(t *testing.T) {
+	dir := t.TempDir()
+	path := filepath.Join(dir, "night.toml")
+	src := `duration = "1h"
+[[workload]]
+name = "chat"
+route = "api"
+tokens = { input = 1000, output = 100 }
+demand = { hourly = [0, 0, 0, 0, 0, 0, 0, 0, 0, 10, 10, 10, 10, 10, 10, 10, 10, 0, 0, 0, 0, 0, 0, 0] }
+
+[[provider]]
+name = "api"
+`
+	if err := os.WriteFile(path, []byte(src), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	code, stdout, stderr := cli(t, "run", path)
+	want := "headroom: warning: no requests arrived within the horizon: check duration/start against the demand\n"
+	if code != exitOK || stderr != want || !strings.Contains(stdout, "requests offered") {
+		t.Errorf("exit %d, stderr %q, stdout:\n%s", code, stderr, stdout)
+	}
+	if code, stdout, stderr = cli(t, "run", path, "-q"); code != exitOK || stdout != "" || stderr != "" {
+		t.Errorf("-q: exit %d, stdout %q, stderr %q", code, stdout, stderr)
+	}
+	if _, _, stderr = cli(t, "run", path, "--set", `start="09:00"`); stderr != "" {
+		t.Errorf("with arrivals: stderr %q", stderr)
+	}
+}
+
 func TestRunMinimal(t *testing.T) {
 	code, stdout, stderr := cli(t, "run", filepath.Join("..", "..", "testdata", "good", "minimal.toml"))
 	if code != exitOK || stderr != "" {

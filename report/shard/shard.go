@@ -54,6 +54,8 @@ const (
 	EnvSlurmID    = "SLURM_ARRAY_TASK_ID"
 	EnvSlurmMin   = "SLURM_ARRAY_TASK_MIN"
 	EnvSlurmCount = "SLURM_ARRAY_TASK_COUNT"
+	// EnvSlurmStep is a Slurm array's step (--array=0-14:2 gives 2).
+	EnvSlurmStep = "SLURM_ARRAY_TASK_STEP"
 )
 
 // FromEnv finds this process's shard from a scheduler's environment (getenv
@@ -63,7 +65,7 @@ const (
 // Slurm array gives SLURM_ARRAY_TASK_ID, counted from
 // SLURM_ARRAY_TASK_MIN (so --array=1-8 works), and the count in
 // SLURM_ARRAY_TASK_COUNT; a count given as well must agree. The array must
-// be contiguous (no ":step").
+// be contiguous: a SLURM_ARRAY_TASK_STEP other than 1 is an error.
 func FromEnv(getenv func(string) string, count int) (Shard, error) {
 	num := func(name string) (int, bool, error) {
 		v := strings.TrimSpace(getenv(name))
@@ -99,6 +101,11 @@ func FromEnv(getenv func(string) string, count int) (Shard, error) {
 	lo, _, err := num(EnvSlurmMin)
 	if err != nil {
 		return Shard{}, err
+	}
+	if step, haveStep, err := num(EnvSlurmStep); err != nil {
+		return Shard{}, err
+	} else if haveStep && step != 1 {
+		return Shard{}, fmt.Errorf("%s=%d: a strided Slurm array (--array=A-B:%d) skips task ids, so they are not shard indexes; use a contiguous array, such as --array=0-7 for 8 shards", EnvSlurmStep, step, step)
 	}
 	n, haveN, err := num(EnvSlurmCount)
 	if err != nil {

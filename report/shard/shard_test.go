@@ -62,6 +62,7 @@ func TestFromEnv(t *testing.T) {
 		{map[string]string{EnvKubernetes: "2"}, 4, Shard{2, 4}},
 		{map[string]string{EnvSlurmID: "3", EnvSlurmCount: "8"}, 0, Shard{3, 8}},
 		{map[string]string{EnvSlurmID: "3", EnvSlurmCount: "8", EnvSlurmMin: "1"}, 8, Shard{2, 8}}, // --array=1-8
+		{map[string]string{EnvSlurmID: "3", EnvSlurmCount: "8", EnvSlurmStep: "1"}, 0, Shard{3, 8}},
 		{map[string]string{EnvSlurmID: "0"}, 2, Shard{0, 2}},
 		{map[string]string{EnvKubernetes: "1", EnvSlurmID: "5"}, 2, Shard{1, 2}}, // Kubernetes wins
 	} {
@@ -82,6 +83,8 @@ func TestFromEnv(t *testing.T) {
 		{map[string]string{EnvSlurmID: "3"}, 0, "not SLURM_ARRAY_TASK_COUNT"},
 		{map[string]string{EnvSlurmID: "3", EnvSlurmCount: "8"}, 4, "--shards 4 disagrees with SLURM_ARRAY_TASK_COUNT=8"},
 		{map[string]string{EnvSlurmID: "12", EnvSlurmCount: "4"}, 0, "use a contiguous array"},
+		{map[string]string{EnvSlurmID: "4", EnvSlurmCount: "8", EnvSlurmStep: "2"}, 0, "SLURM_ARRAY_TASK_STEP=2: a strided Slurm array"},
+		{map[string]string{EnvSlurmID: "4", EnvSlurmCount: "8", EnvSlurmStep: "x"}, 0, `SLURM_ARRAY_TASK_STEP="x" is not a whole number`},
 	} {
 		if _, err := FromEnv(env(c.env), c.count); err == nil || !strings.Contains(err.Error(), c.want) {
 			t.Errorf("FromEnv(%v, %d): %v, want %q", c.env, c.count, err, c.want)
