@@ -238,7 +238,7 @@ func WriteSweepTerminal(w io.Writer, title, kind string, rows []SweepRow) error 
 		}
 		fmt.Fprintf(tw, "%s\t%s\t%.0f\t%s\t%s\t%s\t%s\t%s\t%s\n",
 			strconv.FormatFloat(r.Level, 'g', -1, 64), rate(r.RequestsPerS), r.OutputTokensPerS,
-			human(r.TTFTP50), human(r.TTFTP95), human(r.TPOTP50), human(r.E2EP95), count(r.Rejected), mark)
+			Seconds(r.TTFTP50), Seconds(r.TTFTP95), Seconds(r.TPOTP50), Seconds(r.E2EP95), Count(r.Rejected), mark)
 	}
 	if err := tw.Flush(); err != nil {
 		return err
@@ -252,9 +252,9 @@ func WriteSweepTerminal(w io.Writer, title, kind string, rows []SweepRow) error 
 		next := rows[k+1]
 		pt, nt, what := throughputs(rows[k], next)
 		fmt.Fprintf(w, "Throughput flattens after %s; pick %s for interactive traffic.\n", sweepLevelText(kind, rows[k].Level), pick)
-		strain := "TTFT p50 goes " + human(rows[k].TTFTP50) + " → " + human(next.TTFTP50)
+		strain := "TTFT p50 goes " + Seconds(rows[k].TTFTP50) + " → " + Seconds(next.TTFTP50)
 		if next.Rejected > 0 && next.Rejected != rows[k].Rejected {
-			strain += " and refused attempts " + count(rows[k].Rejected) + " → " + count(next.Rejected)
+			strain += " and refused attempts " + Count(rows[k].Rejected) + " → " + Count(next.Rejected)
 		}
 		if kind == "rate" {
 			fmt.Fprintf(w, "  At %s offered, %s req/s are served (%s %s) while %s.\n",

@@ -3,9 +3,7 @@ package report
 import (
 	"fmt"
 	"io"
-	"math"
 	"sort"
-	"strings"
 	"text/tabwriter"
 
 	"github.com/headroom-sim/headroom/model"
@@ -29,28 +27,28 @@ func WriteTerminal(w io.Writer, d *Document) error {
 		fmt.Fprintln(tw)
 	}
 	row("", func(r *model.Results) string { return VariantName(r) })
-	row("requests offered", func(r *model.Results) string { return count(r.Summary.Requests.Offered) })
+	row("requests offered", func(r *model.Results) string { return Count(r.Summary.Requests.Offered) })
 	row("completed", func(r *model.Results) string { return pct(r.Summary.Requests.Completed, r.Summary.Requests.Offered) })
 	row("failed", func(r *model.Results) string { return pct(r.Summary.Requests.Failed, r.Summary.Requests.Offered) })
-	row("in flight at end", func(r *model.Results) string { return count(r.Summary.Requests.InFlightAtEnd) })
-	row("refused attempts (429/5xx)", func(r *model.Results) string { return count(sum(r.Summary.Attempts.Rejected)) })
+	row("in flight at end", func(r *model.Results) string { return Count(r.Summary.Requests.InFlightAtEnd) })
+	row("refused attempts (429/5xx)", func(r *model.Results) string { return Count(sum(r.Summary.Attempts.Rejected)) })
 	for _, reason := range allReasons(d) {
 		reason := reason
-		row("  by "+reason, func(r *model.Results) string { return count(r.Summary.Attempts.Rejected[reason]) })
+		row("  by "+reason, func(r *model.Results) string { return Count(r.Summary.Attempts.Rejected[reason]) })
 	}
 	row("retries per request", func(r *model.Results) string { return fmt.Sprintf("%.2f", r.Summary.Attempts.RetriesPerRequest) })
 	row("TTFT p50 / p95", func(r *model.Results) string {
-		return human(r.Summary.Latency.TTFT.P50) + " / " + human(r.Summary.Latency.TTFT.P95)
+		return Seconds(r.Summary.Latency.TTFT.P50) + " / " + Seconds(r.Summary.Latency.TTFT.P95)
 	})
 	row("queue wait p95 / max", func(r *model.Results) string {
-		return human(r.Summary.Latency.QueueWait.P95) + " / " + human(r.Summary.Latency.QueueWait.Max)
+		return Seconds(r.Summary.Latency.QueueWait.P95) + " / " + Seconds(r.Summary.Latency.QueueWait.Max)
 	})
-	row("E2E p95", func(r *model.Results) string { return human(r.Summary.Latency.E2E.P95) })
+	row("E2E p95", func(r *model.Results) string { return Seconds(r.Summary.Latency.E2E.P95) })
 	row("throughput req/s", func(r *model.Results) string { return fmt.Sprintf("%.2f", r.Summary.Throughput.RequestsPerS) })
 	row("output tokens/s", func(r *model.Results) string { return fmt.Sprintf("%.0f", r.Summary.Throughput.OutputTokensPerS) })
 	row("goodput (SLO met)", func(r *model.Results) string { return fmt.Sprintf("%.1f%%", 100*r.Summary.Goodput.SLOAttainment) })
 	row("cache hit rate", func(r *model.Results) string { return fmt.Sprintf("%.0f%%", 100*r.Summary.Tokens.CacheHitRate) })
-	row("cost", func(r *model.Results) string { return usd(r.Summary.Cost.Total) })
+	row("cost", func(r *model.Results) string { return USD(r.Summary.Cost.Total) })
 	gatewayRows(d, row)
 	if err := tw.Flush(); err != nil {
 		return err
@@ -67,7 +65,7 @@ func writeHeader(w io.Writer, d *Document, extra string) {
 		title += " — " + d.Scenario.Description
 	}
 	fmt.Fprintf(w, "Headroom · %s\n", title)
-	fmt.Fprintf(w, "Simulated %s from %s · %s intervals · seed %d", human(first.DurationS), first.StartClock, human(first.IntervalS), first.Seed)
+	fmt.Fprintf(w, "Simulated %s from %s · %s intervals · seed %d", Seconds(first.DurationS), first.StartClock, Seconds(first.IntervalS), first.Seed)
 	if len(d.Variants) > 1 {
 		fmt.Fprintf(w, " · %d variants", len(d.Variants))
 	}
@@ -129,46 +127,4 @@ func pct(a, b int64) string {
 		return "-"
 	}
 	return fmt.Sprintf("%.1f%%", 100*float64(a)/float64(b))
-}
-
-// count formats an integer with thousands separators.
-func count(v int64) string {
-	s := fmt.Sprintf("%d", v)
-	neg := strings.HasPrefix(s, "-")
-	s = strings.TrimPrefix(s, "-")
-	var b strings.Builder
-	for i, c := range s {
-		if i > 0 && (len(s)-i)%3 == 0 {
-			b.WriteByte(',')
-		}
-		b.WriteRune(c)
-	}
-	if neg {
-		return "-" + b.String()
-	}
-	return b.String()
-}
-
-func usd(v float64) string {
-	if v < 100 {
-		return fmt.Sprintf("$%.2f", v)
-	}
-	return "$" + count(int64(math.Round(v)))
-}
-
-// human formats seconds: 350ms, 4.2s, 3m10s, 2h05m.
-func human(s float64) string {
-	switch {
-	case s == 0:
-		return "0"
-	case s < 1:
-		return fmt.Sprintf("%.0fms", s*1000)
-	case s < 60:
-		return fmt.Sprintf("%.1fs", s)
-	case s < 3600:
-		return fmt.Sprintf("%dm%02ds", int(s)/60, int(s)%60)
-	case math.Mod(s, 3600) == 0:
-		return fmt.Sprintf("%dh", int(s)/3600)
-	}
-	return fmt.Sprintf("%dh%02dm", int(s)/3600, (int(s)%3600)/60)
 }

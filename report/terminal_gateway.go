@@ -9,22 +9,7 @@ import (
 // gatewayRows adds the gateway's per-tenant rows to the terminal table
 // when any variant ran through a gateway.
 func gatewayRows(d *Document, row func(string, func(*model.Results) string)) {
-	var tenants []string
-	seen := map[string]bool{}
-	queue, cache := false, false
-	for _, r := range d.Variants {
-		if r.Gateway == nil {
-			continue
-		}
-		queue = queue || r.Gateway.Queue != nil
-		cache = cache || r.Gateway.Cache != nil
-		for _, t := range r.Gateway.Tenants {
-			if !seen[t.Name] {
-				seen[t.Name] = true
-				tenants = append(tenants, t.Name)
-			}
-		}
-	}
+	tenants, queue, cache := GatewayParts(d.Variants)
 	if len(tenants) == 0 {
 		return
 	}
@@ -48,7 +33,7 @@ func gatewayRows(d *Document, row func(string, func(*model.Results) string)) {
 		}
 	}
 	for _, name := range tenants {
-		row("gateway tenant "+name, cell(name, func(t *model.GatewayScopeResult) string { return count(t.Admitted) + " admitted" }))
+		row("gateway tenant "+name, cell(name, func(t *model.GatewayScopeResult) string { return Count(t.Admitted) + " admitted" }))
 		row("  refused at the gateway", cell(name, func(t *model.GatewayScopeResult) string { return pct(sum(t.Rejected), t.Attempts) }))
 		row("  reserved / used units", cell(name, func(t *model.GatewayScopeResult) string {
 			if t.ReservationToActual <= 0 { // nothing served, nothing used
@@ -65,7 +50,7 @@ func gatewayRows(d *Document, row func(string, func(*model.Results) string)) {
 		row("  peak streams (cap hits)", cell(name, func(t *model.GatewayScopeResult) string {
 			return fmt.Sprintf("%d (%d)", t.PeakStreams, t.StreamCapHits)
 		}))
-		row("  cost", cell(name, func(t *model.GatewayScopeResult) string { return usd(t.CostUSD) }))
+		row("  cost", cell(name, func(t *model.GatewayScopeResult) string { return USD(t.CostUSD) }))
 	}
 	if queue {
 		for _, p := range []string{model.PriorityInteractive, model.PriorityBatch} {
@@ -76,7 +61,7 @@ func gatewayRows(d *Document, row func(string, func(*model.Results) string)) {
 				}
 				for _, q := range r.Gateway.Queue.ByPriority {
 					if q.Priority == p {
-						return human(q.WaitS.P95) + fmt.Sprintf(" (%d shed)", q.Shed)
+						return Seconds(q.WaitS.P95) + fmt.Sprintf(" (%d shed)", q.Shed)
 					}
 				}
 				return "—"
@@ -91,4 +76,25 @@ func gatewayRows(d *Document, row func(string, func(*model.Results) string)) {
 			return fmt.Sprintf("%.1f%%", 100*r.Gateway.Cache.HitRate)
 		})
 	}
+}
+
+// GatewayParts lists the gateway tenants of any of the variants, in order
+// of first appearance, and whether any had a fair queue or a response
+// cache.
+func GatewayParts(vs []*model.Results) (tenants []string, queue, cache bool) {
+	seen := map[string]bool{}
+	for _, r := range vs {
+		if r.Gateway == nil {
+			continue
+		}
+		queue = queue || r.Gateway.Queue != nil
+		cache = cache || r.Gateway.Cache != nil
+		for _, t := range r.Gateway.Tenants {
+			if !seen[t.Name] {
+				seen[t.Name] = true
+				tenants = append(tenants, t.Name)
+			}
+		}
+	}
+	return tenants, queue, cache
 }

@@ -122,11 +122,11 @@ func valueText(unit string, v float64, signed bool) string {
 	var s string
 	switch unit {
 	case "s":
-		s = human(v)
+		s = Seconds(v)
 	case "%":
 		s = fmt.Sprintf("%.1f%%", v)
 	case "USD":
-		s = usd(v)
+		s = USD(v)
 		if v > 0 && v < 1 {
 			s = "$" + strconv.FormatFloat(v, 'g', 3, 64)
 		}
@@ -134,7 +134,7 @@ func valueText(unit string, v float64, signed bool) string {
 		s = rate(v)
 	case "requests":
 		if v == math.Trunc(v) || v >= 100 {
-			s = count(int64(math.Round(v)))
+			s = Count(int64(math.Round(v)))
 		} else {
 			s = fmt.Sprintf("%.1f", v)
 		}

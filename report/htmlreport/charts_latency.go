@@ -28,7 +28,7 @@ func sloLines(slos []SLO, kind string) []markLine {
 			continue
 		}
 		seen[v] = len(out)
-		out = append(out, markLine{name: fmt.Sprintf("SLO %s ≤ %s: %s", kind, seconds(v), s.Workload), value: v})
+		out = append(out, markLine{name: fmt.Sprintf("SLO %s ≤ %s: %s", kind, report.Seconds(v), s.Workload), value: v})
 	}
 	return out
 }

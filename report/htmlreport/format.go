@@ -4,63 +4,9 @@ import (
 	"fmt"
 	"math"
 	"strconv"
-	"strings"
+
+	"github.com/headroom-sim/headroom/report"
 )
-
-// seconds formats a duration in seconds as the terminal report does:
-// 350ms, 4.2s, 3m10s, 2h05m.
-func seconds(s float64) string {
-	neg := ""
-	if s < 0 {
-		neg, s = "-", -s
-	}
-	var out string
-	switch {
-	case s == 0:
-		out = "0"
-	case s < 1:
-		out = fmt.Sprintf("%.0fms", s*1000)
-	case s < 60:
-		out = fmt.Sprintf("%.1fs", s)
-	case s < 3600:
-		out = fmt.Sprintf("%dm%02ds", int(s)/60, int(s)%60)
-	case math.Mod(s, 3600) == 0:
-		out = fmt.Sprintf("%dh", int(s)/3600)
-	default:
-		out = fmt.Sprintf("%dh%02dm", int(s)/3600, (int(s)%3600)/60)
-	}
-	return neg + out
-}
-
-// count formats an integer with thousands separators.
-func count(v int64) string {
-	s := strconv.FormatInt(v, 10)
-	neg := strings.HasPrefix(s, "-")
-	s = strings.TrimPrefix(s, "-")
-	var b strings.Builder
-	for i, c := range s {
-		if i > 0 && (len(s)-i)%3 == 0 {
-			b.WriteByte(',')
-		}
-		b.WriteRune(c)
-	}
-	if neg {
-		return "-" + b.String()
-	}
-	return b.String()
-}
-
-// usd formats dollars: cents below $100, whole dollars with separators
-// above.
-func usd(v float64) string {
-	if v < 0 {
-		return "-" + usd(-v)
-	}
-	if v < 100 {
-		return fmt.Sprintf("$%.2f", v)
-	}
-	return "$" + count(int64(math.Round(v)))
-}
 
 // share formats a ratio as a percentage with one decimal.
 func share(v float64) string { return fmt.Sprintf("%.1f%%", 100*v) }
@@ -79,7 +25,7 @@ func number(v float64) string {
 	case a == 0:
 		return "0"
 	case a >= 1000:
-		return count(int64(math.Round(v)))
+		return report.Count(int64(math.Round(v)))
 	case a >= 100:
 		return fmt.Sprintf("%.0f", v)
 	case a >= 10:
@@ -147,9 +93,9 @@ func intervalText(lo, hi float64, unit, shown string) string {
 func formatFigure(v float64, unit string) string {
 	switch unit {
 	case "s":
-		return seconds(v)
+		return report.Seconds(v)
 	case "USD":
-		return usd(v)
+		return report.USD(v)
 	case "%":
 		return fmt.Sprintf("%.1f%%", v)
 	case "ratio":

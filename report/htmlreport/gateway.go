@@ -10,22 +10,7 @@ import (
 // gatewayTable is the gateway's per-tenant figures, variants side by
 // side (seed 004's "watch per tenant" list), or nil without a gateway.
 func gatewayTable(vs []*model.Results) *table {
-	var names []string
-	seen := map[string]bool{}
-	queue, cache := false, false
-	for _, r := range vs {
-		if r.Gateway == nil {
-			continue
-		}
-		queue = queue || r.Gateway.Queue != nil
-		cache = cache || r.Gateway.Cache != nil
-		for _, t := range r.Gateway.Tenants {
-			if !seen[t.Name] {
-				seen[t.Name] = true
-				names = append(names, t.Name)
-			}
-		}
-	}
+	names, queue, cache := report.GatewayParts(vs)
 	if len(names) == 0 {
 		return nil
 	}
@@ -98,7 +83,7 @@ func gatewayTable(vs []*model.Results) *table {
 				}
 				for _, q := range r.Gateway.Queue.ByPriority {
 					if q.Priority == p {
-						return fmt.Sprintf("%s (%d shed)", seconds(q.WaitS.P95), q.Shed)
+						return fmt.Sprintf("%s (%d shed)", report.Seconds(q.WaitS.P95), q.Shed)
 					}
 				}
 				return "—"

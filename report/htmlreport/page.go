@@ -175,7 +175,7 @@ func runMeta(d *report.Document) string {
 		return "No results."
 	}
 	r := d.Variants[0]
-	s := fmt.Sprintf("Simulated %s from %s · %s intervals · seed %d", seconds(r.DurationS), r.StartClock, seconds(r.IntervalS), r.Seed)
+	s := fmt.Sprintf("Simulated %s from %s · %s intervals · seed %d", report.Seconds(r.DurationS), r.StartClock, report.Seconds(r.IntervalS), r.Seed)
 	if len(d.Variants) > 1 {
 		s += fmt.Sprintf(" · %d variants", len(d.Variants))
 	}

@@ -76,7 +76,7 @@ func levelLabel(v float64) string { return strconv.FormatFloat(v, 'g', -1, 64) }
 func sweepMeta(d *report.SweepDocument) string {
 	s := fmt.Sprintf("%s sweep of workload “%s” over %d levels", capitalize(d.Sweep.Kind), d.Sweep.Workload, len(d.Sweep.Rows))
 	if len(d.Variants) > 0 && d.Variants[0] != nil {
-		s += fmt.Sprintf(" · %s per level · seed %d", seconds(d.Variants[0].DurationS), d.Variants[0].Seed)
+		s += fmt.Sprintf(" · %s per level · seed %d", report.Seconds(d.Variants[0].DurationS), d.Variants[0].Seed)
 	}
 	if d.Scenario.File != "" {
 		s += " · " + d.Scenario.File
@@ -100,8 +100,8 @@ func sweepHeadline(s *report.SweepInfo) []string {
 	return []string{
 		fmt.Sprintf("Throughput flattens after %s: pick %s for interactive traffic.", levelText(s.Kind, at.Level), levelLabel(at.Level)),
 		fmt.Sprintf("At %s, output tokens/s go %s → %s while TTFT p50 goes %s → %s and refused attempts %s → %s.",
-			levelLabel(next.Level), number(at.OutputTokensPerS), number(next.OutputTokensPerS), seconds(at.TTFTP50), seconds(next.TTFTP50),
-			count(at.Rejected), count(next.Rejected)),
+			levelLabel(next.Level), number(at.OutputTokensPerS), number(next.OutputTokensPerS), report.Seconds(at.TTFTP50), report.Seconds(next.TTFTP50),
+			report.Count(at.Rejected), report.Count(next.Rejected)),
 		"Rule: " + s.KneeRule + ".",
 	}
 }
@@ -111,8 +111,8 @@ func sweepTable(s *report.SweepInfo) table {
 	t := table{Head: []string{"req/s", "output tok/s", "TTFT p50", "TTFT p95", "TPOT p50", "E2E p95", "refused (429/5xx)"},
 		Note: "Throughputs are totals over the simulated time per level; latencies are of completed requests."}
 	for _, r := range s.Rows {
-		cells := []string{number(r.RequestsPerS), number(r.OutputTokensPerS), seconds(r.TTFTP50), seconds(r.TTFTP95),
-			seconds(r.TPOTP50), seconds(r.E2EP95), count(r.Rejected)}
+		cells := []string{number(r.RequestsPerS), number(r.OutputTokensPerS), report.Seconds(r.TTFTP50), report.Seconds(r.TTFTP95),
+			report.Seconds(r.TPOTP50), report.Seconds(r.E2EP95), report.Count(r.Rejected)}
 		row := tableRow{Label: levelText(s.Kind, r.Level), Knee: r.Knee}
 		if r.Knee {
 			t.Note += " The highlighted row is the knee."

@@ -56,7 +56,7 @@ func gridMeta(d *report.SweepDocument) string {
 		m += fmt.Sprintf(" · load on workload “%s”", s.Workload)
 	}
 	if len(d.Variants) > 0 && d.Variants[0] != nil {
-		m += fmt.Sprintf(" · %s per point · seed %d", seconds(d.Variants[0].DurationS), d.Variants[0].Seed)
+		m += fmt.Sprintf(" · %s per point · seed %d", report.Seconds(d.Variants[0].DurationS), d.Variants[0].Seed)
 	}
 	if d.Replications > 1 {
 		m += fmt.Sprintf(" · %d replications", d.Replications)

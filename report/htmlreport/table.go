@@ -138,7 +138,7 @@ func resultsTable(vs []*model.Results) table {
 			v := f.get(&r.Summary)
 			c := tableCell{Value: formatFigure(v, f.unit)}
 			if f.integer {
-				c.Value = count(int64(v))
+				c.Value = report.Count(int64(v))
 			}
 			if i == 0 {
 				base = v
@@ -170,10 +170,10 @@ func ratio(a, b int64) float64 {
 
 func signedCount(v int64) string {
 	if v > 0 {
-		return "+" + count(v)
+		return "+" + report.Count(v)
 	}
 	if v == 0 {
 		return "±0"
 	}
-	return count(v)
+	return report.Count(v)
 }

@@ -81,9 +81,9 @@ func bindingSentence(r *model.Results) string {
 			}
 		}
 		if most != nil && most != l {
-			s += fmt.Sprintf("; %s refuses the most (%s attempts)", limitName(mostName, most), count(most.Rejected))
+			s += fmt.Sprintf("; %s refuses the most (%s attempts)", limitName(mostName, most), report.Count(most.Rejected))
 		} else {
-			s += fmt.Sprintf(" (%s attempts refused)", count(l.Rejected))
+			s += fmt.Sprintf(" (%s attempts refused)", report.Count(l.Rejected))
 		}
 		return s + "."
 	}
@@ -96,7 +96,7 @@ func bindingSentence(r *model.Results) string {
 		}
 		switch {
 		case c.Preemptions > 0:
-			parts = append(parts, fmt.Sprintf("KV memory binds on GPU cluster %s: %s preemptions (mean KV use %s)", b.Name, count(c.Preemptions), share(c.MeanKVUse)))
+			parts = append(parts, fmt.Sprintf("KV memory binds on GPU cluster %s: %s preemptions (mean KV use %s)", b.Name, report.Count(c.Preemptions), share(c.MeanKVUse)))
 		case c.Utilization >= 0.9:
 			parts = append(parts, fmt.Sprintf("GPU time binds on cluster %s: running iterations %s of the time (mean batch %s, peak %s of max %d)",
 				b.Name, share(c.Utilization), number(c.MeanBatch), number(c.PeakBatch), c.MaxNumSeqs))
@@ -136,19 +136,19 @@ func impactSentence(r *model.Results) string {
 		refused += v
 	}
 	q := s.Requests
-	out := fmt.Sprintf("%s of %s requests completed (%s)", count(q.Completed), count(q.Offered), pctOf(q.Completed, q.Offered))
+	out := fmt.Sprintf("%s of %s requests completed (%s)", report.Count(q.Completed), report.Count(q.Offered), pctOf(q.Completed, q.Offered))
 	if q.Failed > 0 {
-		out += fmt.Sprintf(", %s failed (%s)", count(q.Failed), pctOf(q.Failed, q.Offered))
+		out += fmt.Sprintf(", %s failed (%s)", report.Count(q.Failed), pctOf(q.Failed, q.Offered))
 	}
 	if refused > 0 {
-		out += fmt.Sprintf("; %s attempts were refused and clients retried %s times", count(refused), count(s.Attempts.Retries))
+		out += fmt.Sprintf("; %s attempts were refused and clients retried %s times", report.Count(refused), report.Count(s.Attempts.Retries))
 	}
-	out += fmt.Sprintf(". Requests waited up to %s before service (p95 %s)", seconds(s.Latency.QueueWait.Max), seconds(s.Latency.QueueWait.P95))
+	out += fmt.Sprintf(". Requests waited up to %s before service (p95 %s)", report.Seconds(s.Latency.QueueWait.Max), report.Seconds(s.Latency.QueueWait.P95))
 	if i, peak := peakIndex(r.Series.QueueLength); peak >= 1 && i < len(r.Series.Clock) {
 		out += fmt.Sprintf("; the backlog peaks at %s waiting requests in the interval from %s", number(peak), r.Series.Clock[i])
 	}
 	out += fmt.Sprintf(". TTFT p95 is %s; %s of requests met their SLOs; cost %s.",
-		seconds(s.Latency.TTFT.P95), share(s.Goodput.SLOAttainment), usd(s.Cost.Total))
+		report.Seconds(s.Latency.TTFT.P95), share(s.Goodput.SLOAttainment), report.USD(s.Cost.Total))
 	return out
 }
 
@@ -195,21 +195,21 @@ func variantsSentence(vs []*model.Results) string {
 		if d < 0 {
 			sign, d = "−", -d
 		}
-		return fmt.Sprintf(" (%s%s against the %s)", sign, usd(d), report.VariantName(base))
+		return fmt.Sprintf(" (%s%s against the %s)", sign, report.USD(d), report.VariantName(base))
 	}
 	if cheapest != nil {
-		s := fmt.Sprintf("Cheapest change that holds (%s): %s, at %s%s", rule, quoteName(cheapest), usd(cheapest.Summary.Cost.Total), vsBase(cheapest))
+		s := fmt.Sprintf("Cheapest change that holds (%s): %s, at %s%s", rule, quoteName(cheapest), report.USD(cheapest.Summary.Cost.Total), vsBase(cheapest))
 		if cheapest == base {
-			s = fmt.Sprintf("The %s already holds (%s) at %s; no variant is needed", report.VariantName(base), rule, usd(base.Summary.Cost.Total))
+			s = fmt.Sprintf("The %s already holds (%s) at %s; no variant is needed", report.VariantName(base), rule, report.USD(base.Summary.Cost.Total))
 		}
 		if best != cheapest && best.Summary.Goodput.SLOAttainment > cheapest.Summary.Goodput.SLOAttainment {
-			s += fmt.Sprintf("; %s has the best goodput (%s meet their SLOs) at %s", quoteName(best), share(best.Summary.Goodput.SLOAttainment), usd(best.Summary.Cost.Total))
+			s += fmt.Sprintf("; %s has the best goodput (%s meet their SLOs) at %s", quoteName(best), share(best.Summary.Goodput.SLOAttainment), report.USD(best.Summary.Cost.Total))
 		}
 		return s + "."
 	}
 	return fmt.Sprintf("No variant holds (%s). The best goodput is %s's: %s of requests meet their SLOs and %s fail, at %s%s.",
 		rule, quoteName(best), share(best.Summary.Goodput.SLOAttainment), pctOf(best.Summary.Requests.Failed, best.Summary.Requests.Offered),
-		usd(best.Summary.Cost.Total), vsBase(best))
+		report.USD(best.Summary.Cost.Total), vsBase(best))
 }
 
 // quoteName names a variant in a sentence.

@@ -1,0 +1,58 @@
+package report
+
+import (
+	"fmt"
+	"math"
+	"strconv"
+	"strings"
+)
+
+// Count formats an integer with thousands separators: 1,234,567.
+func Count(v int64) string {
+	s := strconv.FormatInt(v, 10)
+	neg := strings.HasPrefix(s, "-")
+	s = strings.TrimPrefix(s, "-")
+	var b strings.Builder
+	for i, c := range s {
+		if i > 0 && (len(s)-i)%3 == 0 {
+			b.WriteByte(',')
+		}
+		b.WriteRune(c)
+	}
+	if neg {
+		return "-" + b.String()
+	}
+	return b.String()
+}
+
+// USD formats dollars: cents below $100, whole dollars with separators
+// above.
+func USD(v float64) string {
+	if v < 0 {
+		return "-" + USD(-v)
+	}
+	if v < 100 {
+		return fmt.Sprintf("$%.2f", v)
+	}
+	return "$" + Count(int64(math.Round(v)))
+}
+
+// Seconds formats a duration in seconds: 350ms, 4.2s, 3m10s, 2h05m, 2h.
+func Seconds(s float64) string {
+	if s < 0 {
+		return "-" + Seconds(-s)
+	}
+	switch {
+	case s == 0:
+		return "0"
+	case s < 1:
+		return fmt.Sprintf("%.0fms", s*1000)
+	case s < 60:
+		return fmt.Sprintf("%.1fs", s)
+	case s < 3600:
+		return fmt.Sprintf("%dm%02ds", int(s)/60, int(s)%60)
+	case math.Mod(s, 3600) == 0:
+		return fmt.Sprintf("%dh", int(s)/3600)
+	}
+	return fmt.Sprintf("%dh%02dm", int(s)/3600, (int(s)%3600)/60)
+}
