@@ -33,29 +33,17 @@ Flags:
 `
 
 type compareOptions struct {
-	jsonPath string
-	csvDir   string
-	htmlPath string
-	noHTML   bool
-	seed     uint64
-	sets     []string
-	quiet    bool
-	workers  int
-	batch    batchOptions
+	commonFlags
 }
 
 func cmdCompare(args []string, stdout, stderr io.Writer) error {
 	fs := newFlags("compare", compareUsage, stdout, stderr)
 	var o compareOptions
-	fs.StringVar(&o.jsonPath, "json", "", "write results as JSON to `FILE` (schema "+report.Schema+")")
-	fs.StringVar(&o.csvDir, "csv", "", "write summary.csv, key-figures.csv and one series CSV per scenario into `DIR`")
-	fs.StringVar(&o.htmlPath, "html", "", "write a self-contained HTML report with charts to `FILE` (default with --json: beside it, .html)")
-	fs.BoolVar(&o.noHTML, "no-html", false, "do not write the HTML report beside the JSON")
-	fs.Uint64Var(&o.seed, "seed", 0, "random seed `N` for every scenario (overrides their seed)")
-	fs.StringArrayVar(&o.sets, "set", nil, "override a value in every scenario by key path, `KEY=VALUE` (repeatable)")
-	fs.BoolVarP(&o.quiet, "quiet", "q", false, "print nothing but errors")
-	workersFlag(fs, &o.workers)
-	o.batch.register(fs)
+	o.register(fs, "write results as JSON to `FILE` (schema "+report.Schema+")",
+		"write summary.csv, key-figures.csv and one series CSV per scenario into `DIR`",
+		htmlHelp,
+		"random seed `N` for every scenario (overrides their seed)",
+		"override a value in every scenario by key path, `KEY=VALUE` (repeatable)")
 	if err := parseFlags(fs, args); err != nil {
 		return err
 	}

@@ -36,32 +36,20 @@ Flags:
 `
 
 type runOptions struct {
-	jsonPath string
-	csvDir   string
-	htmlPath string
-	noHTML   bool
-	seed     uint64
-	seedSet  bool
-	sets     []string
-	quiet    bool
-	workers  int
-	base     bool
-	batch    batchOptions
+	commonFlags
+	seedSet bool
+	base    bool
 }
 
 func cmdRun(args []string, stdout, stderr io.Writer) error {
 	fs := newFlags("run", runUsage, stdout, stderr)
 	var o runOptions
-	fs.StringVar(&o.jsonPath, "json", "", "write results as JSON to `FILE` (schema "+report.Schema+")")
-	fs.StringVar(&o.csvDir, "csv", "", "write summary.csv and one series CSV per variant into `DIR` (and key-figures.csv with --replications)")
-	fs.StringVar(&o.htmlPath, "html", "", "write a self-contained HTML report with charts to `FILE` (default with --json: beside it, .html)")
-	fs.BoolVar(&o.noHTML, "no-html", false, "do not write the HTML report beside the JSON")
-	fs.Uint64Var(&o.seed, "seed", 0, "random seed `N` (overrides the scenario's seed)")
-	fs.StringArrayVar(&o.sets, "set", nil, "override a scenario value by key path, `KEY=VALUE` (repeatable)")
-	fs.BoolVarP(&o.quiet, "quiet", "q", false, "print nothing but errors")
-	workersFlag(fs, &o.workers)
+	o.register(fs, "write results as JSON to `FILE` (schema "+report.Schema+")",
+		"write summary.csv and one series CSV per variant into `DIR` (and key-figures.csv with --replications)",
+		htmlHelp,
+		"random seed `N` (overrides the scenario's seed)",
+		"override a scenario value by key path, `KEY=VALUE` (repeatable)")
 	fs.BoolVar(&o.base, "base-only", false, "run only the base scenario, not its variants")
-	o.batch.register(fs)
 	if err := parseFlags(fs, args); err != nil {
 		return err
 	}

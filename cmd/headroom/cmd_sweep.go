@@ -75,15 +75,7 @@ type sweepOptions struct {
 	variants    bool
 	workload    string
 	duration    string
-	jsonPath    string
-	csvPath     string
-	htmlPath    string
-	noHTML      bool
-	seed        uint64
-	sets        []string
-	quiet       bool
-	workers     int
-	batch       batchOptions
+	commonFlags
 }
 
 func cmdSweep(args []string, stdout, stderr io.Writer) error {
@@ -95,15 +87,11 @@ func cmdSweep(args []string, stdout, stderr io.Writer) error {
 	fs.BoolVar(&o.variants, "variants", false, "also run every [[variant]] at each point (default: the base only)")
 	fs.StringVar(&o.workload, "workload", "", "the workload a load level varies, by `NAME` (default: the first)")
 	fs.StringVar(&o.duration, "duration", "", "simulated time per point, `D` such as 10m (default: the scenario's duration)")
-	fs.StringVar(&o.jsonPath, "json", "", "write the per-point results and the table as JSON to `FILE` (schema "+report.Schema+", plus \"sweep\")")
-	fs.StringVar(&o.csvPath, "csv", "", "write the table as CSV to `FILE`, one row per point")
-	fs.StringVar(&o.htmlPath, "html", "", "write a self-contained HTML report (table, charts against load or the first --param, knee) to `FILE` (default with --json: beside it, .html)")
-	fs.BoolVar(&o.noHTML, "no-html", false, "do not write the HTML report beside the JSON")
-	fs.Uint64Var(&o.seed, "seed", 0, "random seed `N` for every point (overrides the scenario's seed)")
-	fs.StringArrayVar(&o.sets, "set", nil, "override a scenario value by key path, `KEY=VALUE` (repeatable)")
-	fs.BoolVarP(&o.quiet, "quiet", "q", false, "print nothing but errors")
-	workersFlag(fs, &o.workers)
-	o.batch.register(fs)
+	o.register(fs, "write the per-point results and the table as JSON to `FILE` (schema "+report.Schema+", plus \"sweep\")",
+		"write the table as CSV to `FILE`, one row per point",
+		"write a self-contained HTML report (table, charts against load or the first --param, knee) to `FILE` (default with --json: beside it, .html)",
+		"random seed `N` for every point (overrides the scenario's seed)",
+		"override a scenario value by key path, `KEY=VALUE` (repeatable)")
 	if err := parseFlags(fs, args); err != nil {
 		return err
 	}
@@ -187,7 +175,7 @@ func cmdSweep(args []string, stdout, stderr io.Writer) error {
 		return err
 	}
 	return finishBatch(plan, results, sh, shard.Hash(sc.Source()), cfgs[0][0].Seed, o.batch.part,
-		outputOptions{jsonPath: o.jsonPath, csvPath: o.csvPath, htmlPath: htmlPath, quiet: o.quiet}, stdout)
+		outputOptions{jsonPath: o.jsonPath, csvPath: o.csvDir, htmlPath: htmlPath, quiet: o.quiet}, stdout)
 }
 
 // sweepParams collects the swept parameters: the load level (--concurrency

@@ -74,3 +74,35 @@ func simulate(cfgs []model.Config, workers int, quiet bool, stderr io.Writer) ([
 	}
 	return results, err
 }
+
+// commonFlags are the flags run, compare and sweep share: outputs, seed,
+// overrides, workers and sharding. Each command says in its own words
+// what its CSV holds and what the seed and overrides apply to.
+type commonFlags struct {
+	jsonPath string
+	csvDir   string // a directory, or for sweep a file
+	htmlPath string
+	noHTML   bool
+	seed     uint64
+	sets     []string
+	quiet    bool
+	workers  int
+	batch    batchOptions
+}
+
+// register adds the shared flags to fs, with the command's help texts for
+// --json, --csv, --html, --seed and --set.
+func (c *commonFlags) register(fs *pflag.FlagSet, jsonHelp, csvHelp, htmlHelp, seedHelp, setHelp string) {
+	fs.StringVar(&c.jsonPath, "json", "", jsonHelp)
+	fs.StringVar(&c.csvDir, "csv", "", csvHelp)
+	fs.StringVar(&c.htmlPath, "html", "", htmlHelp)
+	fs.BoolVar(&c.noHTML, "no-html", false, "do not write the HTML report beside the JSON")
+	fs.Uint64Var(&c.seed, "seed", 0, seedHelp)
+	fs.StringArrayVar(&c.sets, "set", nil, setHelp)
+	fs.BoolVarP(&c.quiet, "quiet", "q", false, "print nothing but errors")
+	workersFlag(fs, &c.workers)
+	c.batch.register(fs)
+}
+
+// htmlHelp is the --html help of run and compare.
+const htmlHelp = "write a self-contained HTML report with charts to `FILE` (default with --json: beside it, .html)"
