@@ -2,9 +2,11 @@ package main
 
 import (
 	"bufio"
+	"bytes"
 	"errors"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 )
 
@@ -44,4 +46,17 @@ func TestWriteFileAtomic(t *testing.T) {
 		t.Errorf("got %q", data)
 	}
 	assertNoTempFiles(t, filepath.Dir(path))
+}
+
+// TestUnwritableOutputFailsBeforeRunning: an output that cannot be
+// written is reported before any simulation (so nothing is printed first).
+func TestUnwritableOutputFailsBeforeRunning(t *testing.T) {
+	var out, errb bytes.Buffer
+	code := run([]string{"run", "--json", "/proc/headroom-test/x.json"}, &out, &errb)
+	if code != 1 || !strings.Contains(errb.String(), "write /proc/headroom-test/x.json") {
+		t.Errorf("exit %d, stderr %q", code, errb.String())
+	}
+	if out.Len() != 0 {
+		t.Errorf("it ran first: %q", out.String())
+	}
 }

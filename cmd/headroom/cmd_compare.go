@@ -62,6 +62,9 @@ func cmdCompare(args []string, stdout, stderr io.Writer) error {
 	if err != nil {
 		return err
 	}
+	if err := checkOutputs([]string{o.jsonPath, htmlPath}, []string{o.csvDir}); err != nil {
+		return err
+	}
 	overrides, err := parseSets(o.sets)
 	if err != nil {
 		return err

@@ -45,6 +45,9 @@ func cmdMerge(args []string, stdout, stderr io.Writer) error {
 	if o.htmlPath, err = htmlTarget(htmlPath, o.jsonPath, noHTML); err != nil {
 		return err
 	}
+	if err := checkOutputs([]string{o.jsonPath, o.htmlPath}, nil); err != nil {
+		return err
+	}
 	if fs.NArg() == 0 {
 		return badInput("merge needs the part files, e.g. headroom merge out/part-*.json --json out.json")
 	}

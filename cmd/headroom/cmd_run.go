@@ -69,6 +69,9 @@ func cmdRun(args []string, stdout, stderr io.Writer) error {
 	if err != nil {
 		return err
 	}
+	if err := checkOutputs([]string{o.jsonPath, htmlPath}, []string{o.csvDir}); err != nil {
+		return err
+	}
 	sc, err := loadScenario(fs.Arg(0))
 	if err != nil {
 		return err

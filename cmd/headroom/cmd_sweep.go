@@ -117,6 +117,9 @@ func cmdSweep(args []string, stdout, stderr io.Writer) error {
 	if err != nil {
 		return err
 	}
+	if err := checkOutputs([]string{o.jsonPath, htmlPath, o.csvDir}, nil); err != nil {
+		return err
+	}
 	var durationS float64
 	if fs.Changed("duration") {
 		d, err := workloads.ParseDuration(o.duration)
