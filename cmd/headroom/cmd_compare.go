@@ -54,15 +54,8 @@ func cmdCompare(args []string, stdout, stderr io.Writer) error {
 	if o.workers, err = resolveWorkers(fs, o.workers); err != nil {
 		return err
 	}
-	sh, err := o.batch.resolve(fs, getenv, changedOutputs(fs, "json", "csv", "html")...)
+	sh, htmlPath, err := o.resolveOutputs(fs, true)
 	if err != nil {
-		return err
-	}
-	htmlPath, err := htmlTarget(o.htmlPath, o.jsonPath, o.noHTML)
-	if err != nil {
-		return err
-	}
-	if err := checkOutputs([]string{o.jsonPath, htmlPath}, []string{o.csvDir}); err != nil {
 		return err
 	}
 	overrides, err := parseSets(o.sets)

@@ -61,15 +61,8 @@ func cmdRun(args []string, stdout, stderr io.Writer) error {
 	if fs.NArg() > 1 {
 		return badInput("run takes one scenario, got %d; put alternatives in [[variant]] blocks, or use headroom compare", fs.NArg())
 	}
-	sh, err := o.batch.resolve(fs, getenv, changedOutputs(fs, "json", "csv", "html")...)
+	sh, htmlPath, err := o.resolveOutputs(fs, true)
 	if err != nil {
-		return err
-	}
-	htmlPath, err := htmlTarget(o.htmlPath, o.jsonPath, o.noHTML)
-	if err != nil {
-		return err
-	}
-	if err := checkOutputs([]string{o.jsonPath, htmlPath}, []string{o.csvDir}); err != nil {
 		return err
 	}
 	sc, err := loadScenario(fs.Arg(0))

@@ -109,15 +109,8 @@ func cmdSweep(args []string, stdout, stderr io.Writer) error {
 	if o.workers, err = resolveWorkers(fs, o.workers); err != nil {
 		return err
 	}
-	sh, err := o.batch.resolve(fs, getenv, changedOutputs(fs, "json", "csv", "html")...)
+	sh, htmlPath, err := o.resolveOutputs(fs, false)
 	if err != nil {
-		return err
-	}
-	htmlPath, err := htmlTarget(o.htmlPath, o.jsonPath, o.noHTML)
-	if err != nil {
-		return err
-	}
-	if err := checkOutputs([]string{o.jsonPath, htmlPath, o.csvDir}, nil); err != nil {
 		return err
 	}
 	var durationS float64

@@ -13,6 +13,7 @@ import (
 	"github.com/spf13/pflag"
 
 	"github.com/headroom-sim/headroom/model"
+	"github.com/headroom-sim/headroom/report/shard"
 	"github.com/headroom-sim/headroom/sim"
 )
 
@@ -106,3 +107,26 @@ func (c *commonFlags) register(fs *pflag.FlagSet, jsonHelp, csvHelp, htmlHelp, s
 
 // htmlHelp is the --html help of run and compare.
 const htmlHelp = "write a self-contained HTML report with charts to `FILE` (default with --json: beside it, .html)"
+
+// resolveOutputs settles the shard (from --shard or the environment) and
+// the HTML report's path (given, beside the JSON, or none), and checks
+// before any simulation that every output can be written. csvIsDir says
+// whether --csv names a directory (run, compare) or a file (sweep).
+func (c *commonFlags) resolveOutputs(fs *pflag.FlagSet, csvIsDir bool) (*shard.Shard, string, error) {
+	sh, err := c.batch.resolve(fs, getenv, changedOutputs(fs, "json", "csv", "html")...)
+	if err != nil {
+		return nil, "", err
+	}
+	htmlPath, err := htmlTarget(c.htmlPath, c.jsonPath, c.noHTML)
+	if err != nil {
+		return nil, "", err
+	}
+	files, dirs := []string{c.jsonPath, htmlPath}, []string{c.csvDir}
+	if !csvIsDir {
+		files, dirs = append(files, c.csvDir), nil
+	}
+	if err := checkOutputs(files, dirs); err != nil {
+		return nil, "", err
+	}
+	return sh, htmlPath, nil
+}
