@@ -54,18 +54,7 @@ func emit(out *report.Output, plan *report.Plan, o outputOptions, stdout io.Writ
 			fmt.Fprintf(stdout, "wrote %s\n", filepath.Join(o.csvPath, "summary.csv"))
 		}
 	}
-	if o.htmlPath != "" {
-		if err := writeHTML(o.htmlPath, doc, htmlOptions(plan)); err != nil {
-			return err
-		}
-		if !o.quiet {
-			if o.jsonPath == "" && o.csvPath == "" {
-				fmt.Fprintln(stdout)
-			}
-			fmt.Fprintf(stdout, "wrote %s\n", o.htmlPath)
-		}
-	}
-	return nil
+	return emitHTML(o, stdout, func(path string) error { return writeHTML(path, doc, htmlOptions(plan)) })
 }
 
 // emitSweep writes a sweep: the legacy per-level table, or the grid's
@@ -106,16 +95,23 @@ func emitSweep(d *report.SweepDocument, plan *report.Plan, o outputOptions, stdo
 			fmt.Fprintf(stdout, "wrote %s\n", o.csvPath)
 		}
 	}
-	if o.htmlPath != "" {
-		if err := writeSweepHTML(o.htmlPath, d, htmlOptions(plan)); err != nil {
-			return err
+	return emitHTML(o, stdout, func(path string) error { return writeSweepHTML(path, d, htmlOptions(plan)) })
+}
+
+// emitHTML writes the HTML report, if one is wanted, with write and says
+// so (after a blank line when it is the only file announced).
+func emitHTML(o outputOptions, stdout io.Writer, write func(path string) error) error {
+	if o.htmlPath == "" {
+		return nil
+	}
+	if err := write(o.htmlPath); err != nil {
+		return err
+	}
+	if !o.quiet {
+		if o.jsonPath == "" && o.csvPath == "" {
+			fmt.Fprintln(stdout)
 		}
-		if !o.quiet {
-			if o.jsonPath == "" && o.csvPath == "" {
-				fmt.Fprintln(stdout)
-			}
-			fmt.Fprintf(stdout, "wrote %s\n", o.htmlPath)
-		}
+		fmt.Fprintf(stdout, "wrote %s\n", o.htmlPath)
 	}
 	return nil
 }
