@@ -119,6 +119,9 @@ type Goodput struct {
 type GroupResult struct {
 	Name    string  `json:"name"`
 	Summary Summary `json:"summary"`
+	// Windows are the workload's figures window by window, when the
+	// configuration asks for them (Config.Window); absent otherwise.
+	Windows []WindowResult `json:"windows,omitempty"`
 }
 
 // BackendResult is what one backend saw.
