@@ -29,6 +29,8 @@ type Scenario struct {
 	Routes      []model.RouteSpec    `toml:"route"`
 	Gateway     model.GatewaySpec    `toml:"gateway"`
 	Variants    []Variant            `toml:"variant"`
+	// Plan is the [plan] table, read by headroom plan; nil without one.
+	Plan *PlanSpec `toml:"plan"`
 
 	file string
 	src  []byte
@@ -283,6 +285,9 @@ func (s *Scenario) validate() error {
 	}
 	if c.Interval == 0 {
 		c.Interval = defaultInterval
+	}
+	if err := s.validatePlan(); err != nil {
+		return err
 	}
 	names := map[string]bool{}
 	for i, v := range s.Variants {

@@ -33,7 +33,8 @@ Usage:
   headroom run [FILE|EXAMPLE] [flags]   simulate a scenario (default: the embedded "morning-peak")
   headroom compare A.toml B.toml ...    simulate several scenarios side by side, with paired differences
   headroom sweep [FILE|EXAMPLE] [flags]  step-load levels or a grid of --param values: throughput and latency per point, knee marked
-  headroom merge PART.json... [flags]   combine the part files of a sharded run, compare or sweep
+  headroom plan [FILE|EXAMPLE] [flags]  the cheapest setup that holds the [plan]'s constraints, and the growth left
+  headroom merge PART.json... [flags]   combine the part files of a sharded run, compare, sweep or plan
   headroom calibrate FILE [flags]       fit a GPU step-time model to measurements; prints TOML to paste
   headroom catalogue                    list the built-in GPUs and models a cluster can name
   headroom validate FILE...             check scenario files without running them
@@ -80,6 +81,8 @@ func run(args []string, stdout, stderr io.Writer) int {
 		err = cmdCompare(args[1:], stdout, stderr)
 	case "sweep":
 		err = cmdSweep(args[1:], stdout, stderr)
+	case "plan":
+		err = cmdPlan(args[1:], stdout, stderr)
 	case "merge":
 		err = cmdMerge(args[1:], stdout, stderr)
 	case "calibrate":

@@ -92,7 +92,16 @@ type page struct {
 	TableTitle               string
 	Table                    *table
 	Gateway                  *table // per tenant, when the run had a gateway
-	Sections                 []section
+	// Extra are further tables after the main one (a plan's winner's
+	// key figures).
+	Extra    []titledTable
+	Sections []section
+}
+
+// titledTable is a table with its own heading.
+type titledTable struct {
+	Title string
+	Table table
 }
 
 // variantVerdict is one variant's verdict lines.
