@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"math"
 	"math/rand/v2"
+	"slices"
 
 	"github.com/headroom-sim/headroom/sim"
 	"github.com/headroom-sim/headroom/workloads"
@@ -277,38 +278,15 @@ func (c *Config) checkGatewayWorkload(w *WorkloadSpec, at string) error {
 	return nil
 }
 
-// clockString formats seconds after midnight as HH:MM (or HH:MM:SS).
-func clockString(s float64) string {
-	s = math.Mod(s, 86400)
-	if s < 0 {
-		s += 86400
-	}
-	h := int(s) / 3600
-	m := (int(s) % 3600) / 60
-	sec := int(s) % 60
-	if sec != 0 {
-		return fmt.Sprintf("%02d:%02d:%02d", h, m, sec)
-	}
-	return fmt.Sprintf("%02d:%02d", h, m)
-}
-
 // ClockString formats seconds after midnight as "HH:MM", with a day prefix
 // ("d2 09:00") past the first day.
 func ClockString(start, t float64) string {
 	abs := start + t
 	day := int(abs / 86400)
 	if day > 0 {
-		return fmt.Sprintf("d%d %s", day+1, clockString(abs))
+		return fmt.Sprintf("d%d %s", day+1, workloads.ClockAt(abs))
 	}
-	return clockString(abs)
+	return string(workloads.ClockAt(abs))
 }
 
-func sortedNames(n []string) []string {
-	out := append([]string(nil), n...)
-	for i := 1; i < len(out); i++ {
-		for j := i; j > 0 && out[j] < out[j-1]; j-- {
-			out[j], out[j-1] = out[j-1], out[j]
-		}
-	}
-	return out
-}
+func sortedNames(n []string) []string { return slices.Sorted(slices.Values(n)) }

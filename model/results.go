@@ -1,5 +1,7 @@
 package model
 
+import "github.com/headroom-sim/headroom/workloads"
+
 // Results is everything one run of one scenario measured. Its JSON form is
 // the "results" part of Headroom's versioned output schema (see README).
 type Results struct {
@@ -9,7 +11,7 @@ type Results struct {
 	Replication int             `json:"replication"`
 	DurationS   float64         `json:"duration_s"`
 	IntervalS   float64         `json:"interval_s"`
-	StartClock  string          `json:"start_clock"`
+	StartClock  workloads.Clock `json:"start_clock"`
 	Interrupted bool            `json:"interrupted,omitempty"`
 	Events      uint64          `json:"events"`
 	Summary     Summary         `json:"summary"`

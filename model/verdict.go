@@ -30,7 +30,7 @@ func verdict(r *Results) []string {
 	}
 	out = append(out, line+".")
 
-	start := parseClockOr0(r.StartClock)
+	start := r.StartClock.Seconds()
 	type bind struct {
 		backend string
 		lr      LimitResult
@@ -178,14 +178,6 @@ func topReasons(m map[string]int64, n int) string {
 		parts = append(parts, fmt.Sprintf("%s %d", e.k, e.v))
 	}
 	return strings.Join(parts, ", ")
-}
-
-func parseClockOr0(s string) float64 {
-	var h, m, sec int
-	if n, _ := fmt.Sscanf(s, "%d:%d:%d", &h, &m, &sec); n >= 2 {
-		return float64(h*3600 + m*60 + sec)
-	}
-	return 0
 }
 
 func fmtNum(v float64) string {

@@ -68,7 +68,7 @@ func limitName(backend string, l *model.LimitResult) string {
 // bindingSentence says which limit or resource binds first, and when.
 func bindingSentence(r *model.Results) string {
 	if name, l := firstBinding(r); l != nil {
-		s := fmt.Sprintf("the first limit to bind is %s, at %s", limitName(name, l), clockAt(r.StartClock, l.FirstRejectS))
+		s := fmt.Sprintf("the first limit to bind is %s, at %s", limitName(name, l), clockAt(string(r.StartClock), l.FirstRejectS))
 		// The one that refuses most, if another.
 		var most *model.LimitResult
 		var mostName string
