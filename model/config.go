@@ -24,6 +24,12 @@ type Config struct {
 	Clusters    []ClusterSpec
 	Routes      []RouteSpec
 	Gateway     *GatewaySpec // nil: no gateway
+
+	// defaulted and checked record that ApplyDefaults and then Validate
+	// ran, so that Build does not validate a configuration again. A copy
+	// keeps them: change a checked configuration's specs and call
+	// ApplyDefaults and Validate again (Seed and Replication may change).
+	defaulted, checked bool
 }
 
 // maxIntervals bounds the length of the reported series.
@@ -39,8 +45,18 @@ func (c *Config) stream(component string) *rand.Rand {
 
 // Validate checks the whole configuration, including cross references.
 // Errors are *workloads.FieldError with key paths such as
-// "workload[0].route" relative to the scenario root.
+// "workload[0].route" relative to the scenario root. A configuration that
+// passes after ApplyDefaults is marked as checked, and Build trusts it.
 func (c *Config) Validate() error {
+	c.checked = false
+	if err := c.validate(); err != nil {
+		return err
+	}
+	c.checked = c.defaulted
+	return nil
+}
+
+func (c *Config) validate() error {
 	if c.Duration <= 0 || math.IsNaN(c.Duration) || c.Duration > 366*86400 {
 		return &workloads.FieldError{Key: "duration", Msg: fmt.Sprintf("must be > 0 and at most 366 days, got %vs", c.Duration)}
 	}
@@ -224,6 +240,7 @@ func (c *Config) Validate() error {
 
 // ApplyDefaults fills every unset field with its documented default.
 func (c *Config) ApplyDefaults() {
+	c.defaulted = true
 	for i := range c.Workloads {
 		c.Workloads[i].applyDefaults()
 	}
