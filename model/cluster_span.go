@@ -106,6 +106,7 @@ func (s *Sim) launchSpan(c *cluster, rep *replica, b *perf.Batch) bool {
 	}
 	rep.spanDT = dts
 	rep.span.at = now + dts[0]
+	c.cs.itl.AddN(dts[0], uint64(b.Decode))
 	if !rep.busy {
 		rep.busy = true
 		c.cs.busyG.Add(now, 1)
@@ -133,6 +134,7 @@ func (s *Sim) syncSpan(c *cluster, rep *replica, t float64) {
 			rep.lastUsed = used
 		}
 		sp.at += rep.spanDT[sp.applied]
+		c.cs.itl.AddN(rep.spanDT[sp.applied], uint64(sp.dec))
 		sp.applied++
 	}
 }

@@ -35,7 +35,13 @@ func (s *Sim) sendCluster(id int32, iv int) {
 		rep.waiting.pushBack(id)
 	}
 	if !rep.busy {
-		s.startStep(c, rep)
+		// Start at the end of this instant, so that every request arriving
+		// at the same time joins the same first iteration (vLLM schedules
+		// all waiting requests that fit at each step).
+		if !rep.kick {
+			rep.kick = true
+			s.eng.Schedule(now, evCluster, int32(c.idx), uint32(clKick|rep.idx))
+		}
 	} else if rep.span.on && len(rep.running) < c.maxSeqs {
 		s.cutSpan(c, rep) // it can join at the next iteration
 	}
@@ -69,6 +75,7 @@ func (s *Sim) startStep(c *cluster, rep *replica) {
 		return
 	}
 	budget := c.spec.MaxNumBatchedTokens
+	rep.preempted = false
 	var b perf.Batch
 	if !s.refStepping && s.fastStart(c, rep, &budget, &b) {
 		rep.fast = true
@@ -133,6 +140,9 @@ func (s *Sim) admitWaiting(c *cluster, rep *replica, budgetp *int, b *perf.Batch
 	now := s.eng.Now()
 	budget := *budgetp
 	defer func() { *budgetp = budget }()
+	if rep.preempted {
+		return // vLLM admits nothing in an iteration that had to preempt
+	}
 	for len(rep.running) < c.maxSeqs && budget > 0 {
 		id, ok := rep.nextWaiting()
 		if !ok {
@@ -174,16 +184,33 @@ func (s *Sim) admitWaiting(c *cluster, rep *replica, budgetp *int, b *perf.Batch
 			}
 		}
 		need := blocksFor(tokens, c.bs) - shared - int(sq.blocks)
+		reserve := 0
+		if c.noEvict {
+			// Guaranteed no eviction: the blocks it may ever need beside
+			// what every running request may still need.
+			reserve = blocksFor(int(r.input)+w.maxTok, c.bs) - shared
+			if rep.committed+reserve+rep.pinnedPrefixBlocks(key, shared) > c.blocks {
+				break
+			}
+		}
 		var e *prefixEntry
 		if shared > 0 {
 			e = rep.prefixes[key]
 			e.refs++ // pinned, so making room cannot evict it
 		}
-		if need > rep.free && !s.evictPrefixes(rep, need) {
+		keep := need + c.watermark // a new admission leaves the watermark free
+		if c.noEvict {
+			keep = need
+		}
+		if keep > rep.free && !s.evictPrefixes(rep, keep) {
 			if e != nil {
 				e.refs--
 			}
 			break
+		}
+		if reserve > 0 {
+			rep.committed += reserve
+			sq.reserve = int32(reserve)
 		}
 		rep.popWaiting()
 		s.ser.queue.Add(now, -1)
@@ -228,6 +255,9 @@ func (s *Sim) launch(c *cluster, rep *replica, b *perf.Batch) {
 		return
 	}
 	dt := c.step.StepTime(*b)
+	if b.Decode > 0 && !c.static {
+		c.cs.itl.AddN(dt, uint64(b.Decode))
+	}
 	if !rep.busy {
 		rep.busy = true
 		c.cs.busyG.Add(now, 1)
@@ -304,11 +334,14 @@ func (s *Sim) preempt(c *cluster, rep *replica, pos int) {
 	c.cs.waitG.Add(now, 1)
 	rep.waitG.Add(now, 1)
 	c.cs.preempt(s.interval(now))
+	rep.preempted = true
 }
 
 func (s *Sim) releaseKV(rep *replica, sq *seqState) {
 	rep.free += int(sq.blocks)
 	sq.blocks = 0
+	rep.committed -= int(sq.reserve)
+	sq.reserve = 0
 	if sq.prefix >= 0 {
 		if e := rep.prefixes[int64(sq.prefix)]; e != nil {
 			e.refs--
@@ -465,4 +498,17 @@ func (s *Sim) clusterGauges(c *cluster, rep *replica) {
 		rep.kvG.Set(now, float64(used))
 		rep.lastUsed = used
 	}
+}
+
+// pinnedPrefixBlocks is the blocks of cached prefixes that cannot be
+// evicted: those running sequences use, and the entry key an admission
+// sharing its first shared blocks would pin.
+func (rep *replica) pinnedPrefixBlocks(key int64, shared int) int {
+	n := 0
+	for k, e := range rep.prefixes {
+		if e.refs > 0 || k == key && shared > 0 {
+			n += int(e.blocks)
+		}
+	}
+	return n
 }

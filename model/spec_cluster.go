@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"math"
 
+	"github.com/headroom-sim/headroom/model/perf"
 	"github.com/headroom-sim/headroom/workloads"
 )
 
@@ -15,8 +16,25 @@ type ClusterSpec struct {
 	Replicas int    `toml:"replicas"` // identical replicas behind one router (0: switched off; no traffic may depend on it)
 	GPU      string `toml:"gpu"`      // catalogue name (see `headroom catalogue`), for the roofline and KV capacity
 	Model    string `toml:"model"`    // catalogue name of the served model
-	// TensorParallel is GPUs per replica (default 1).
+	// TensorParallel is GPUs per replica (default 1); it must divide the
+	// model's attention heads, and divide or be a multiple of its KV heads.
 	TensorParallel int `toml:"tensor_parallel"`
+	// WeightDtype is how the weights are stored: bf16, fp16, fp8 (FP8
+	// weights and activations, on FP8 tensor cores where the GPU has them),
+	// int8 or int4 (weight-only, computed in 16 bits). Default: the
+	// checkpoint's (model_spec.dtype_bytes, or the catalogue's).
+	WeightDtype string `toml:"weight_dtype"`
+	// KVCacheDtype is the KV cache's element type: bf16, fp16 or fp8
+	// (default: the checkpoint's).
+	KVCacheDtype string `toml:"kv_cache_dtype"`
+	// Scheduler is how a replica admits and evicts: "vllm" (default:
+	// chunked prefill, a token budget, admission while free blocks stay
+	// above kv.watermark, recompute preemption when a running sequence
+	// needs a block, no admission in an iteration that preempted) or
+	// "no-evict" (TensorRT-LLM's guaranteed-no-evict: a request is admitted
+	// only when the blocks of its prompt plus max_tokens are free beside
+	// every running request's, so nothing is ever preempted).
+	Scheduler string `toml:"scheduler"`
 	// GPUSpec and ModelSpec override catalogue figures.
 	GPUSpec   GPUOverride   `toml:"gpu_spec"`
 	ModelSpec ModelOverride `toml:"model_spec"`
@@ -65,20 +83,30 @@ type FailureSpec struct {
 
 // GPUOverride replaces catalogue GPU figures; zero keeps the catalogue's.
 type GPUOverride struct {
-	TFLOPS       float64 `toml:"tflops"`        // dense BF16 TFLOP/s
-	BandwidthGBs float64 `toml:"bandwidth_gbs"` // memory bandwidth, GB/s
-	MemoryGB     float64 `toml:"memory_gb"`
+	Name            string  `toml:"name"`             // what results call it (default: the catalogue name, marked as changed)
+	TFLOPS          float64 `toml:"tflops"`           // dense BF16 TFLOP/s
+	FP8TFLOPS       float64 `toml:"fp8_tflops"`       // dense FP8 TFLOP/s
+	BandwidthGBs    float64 `toml:"bandwidth_gbs"`    // memory bandwidth, GB/s
+	MemoryGB        float64 `toml:"memory_gb"`        // device memory, GB
+	InterconnectGBs float64 `toml:"interconnect_gbs"` // GPU-to-GPU bandwidth, GB/s one way
 }
 
 // ModelOverride replaces catalogue model figures; zero keeps the catalogue's.
 type ModelOverride struct {
-	Params     float64 `toml:"params"` // total parameters
-	Layers     int     `toml:"layers"`
-	Hidden     int     `toml:"hidden"`
-	Heads      int     `toml:"heads"`
-	KVHeads    int     `toml:"kv_heads"`
-	HeadDim    int     `toml:"head_dim"`
-	DtypeBytes float64 `toml:"dtype_bytes"`
+	Name            string  `toml:"name"`          // what results call it (default: the catalogue name, marked as changed)
+	Params          float64 `toml:"params"`        // total parameters
+	ActiveParams    float64 `toml:"active_params"` // parameters used per token (default: params, or the catalogue's for a mixture of experts)
+	Experts         int     `toml:"experts"`       // routed experts per layer (mixture of experts)
+	ExpertsPerToken int     `toml:"experts_per_token"`
+	Layers          int     `toml:"layers"`
+	Hidden          int     `toml:"hidden"`
+	Heads           int     `toml:"heads"`
+	KVHeads         int     `toml:"kv_heads"`
+	HeadDim         int     `toml:"head_dim"`
+	KVDim           int     `toml:"kv_dim"` // latent KV elements per layer and token, held whole by every rank
+	FFN             int     `toml:"ffn"`
+	Vocab           int     `toml:"vocab"`
+	DtypeBytes      float64 `toml:"dtype_bytes"` // bytes per weight and KV element of the checkpoint
 }
 
 // StepSpec chooses how long one engine iteration takes.
@@ -101,6 +129,16 @@ type StepSpec struct {
 	ComputeEff   float64            `toml:"compute_efficiency"`
 	BandwidthEff float64            `toml:"bandwidth_efficiency"`
 	Overhead     workloads.Duration `toml:"overhead"`
+	// Roofline costs per layer and per sequence of each iteration, and per
+	// step of a ring all-reduce (nil: the fitted defaults).
+	OverheadPerLayer  *workloads.Duration `toml:"overhead_per_layer"`
+	OverheadPerSeq    *workloads.Duration `toml:"overhead_per_seq"`
+	CollectiveLatency *workloads.Duration `toml:"collective_latency"`
+	// InterconnectEff is the achieved share of the GPU link in all-reduces.
+	InterconnectEff float64 `toml:"interconnect_efficiency"`
+	// Knee joins the linear layers' compute and memory times: "smooth"
+	// (default, sqrt(C² + M²)) or "max".
+	Knee string `toml:"knee"`
 }
 
 // KVSpec is the KV-cache memory of one replica.
@@ -113,6 +151,10 @@ type KVSpec struct {
 	// MaxModelLen is what contiguous allocation reserves per sequence
 	// (default: its prompt plus max_tokens).
 	MaxModelLen int `toml:"max_model_len"`
+	// Watermark is the share of blocks a new admission must leave free
+	// (vLLM's watermark; default 0.01, 0 to 0.5). Running sequences may
+	// use them.
+	Watermark *float64 `toml:"watermark"`
 }
 
 // ClusterPrice is the cost of the GPUs, counted whether busy or idle.
@@ -153,10 +195,32 @@ func (c *ClusterSpec) applyDefaults() {
 		c.Step.Per = "iteration"
 	}
 	if c.Step.ComputeEff == 0 {
-		c.Step.ComputeEff = 0.5
+		c.Step.ComputeEff = perf.DefaultComputeEff
 	}
 	if c.Step.BandwidthEff == 0 {
-		c.Step.BandwidthEff = 0.7
+		c.Step.BandwidthEff = perf.DefaultBandwidthEff
+	}
+	if c.Step.InterconnectEff == 0 {
+		c.Step.InterconnectEff = 1
+	}
+	dur := func(p **workloads.Duration, v float64) {
+		if *p == nil {
+			d := workloads.Duration(v)
+			*p = &d
+		}
+	}
+	dur(&c.Step.OverheadPerLayer, perf.DefaultOverheadPerLayer)
+	dur(&c.Step.OverheadPerSeq, perf.DefaultOverheadPerSeq)
+	dur(&c.Step.CollectiveLatency, perf.DefaultCollectiveLatency)
+	if c.Step.Knee == "" {
+		c.Step.Knee = "smooth"
+	}
+	if c.Scheduler == "" {
+		c.Scheduler = "vllm"
+	}
+	if c.KV.Watermark == nil {
+		w := 0.01
+		c.KV.Watermark = &w
 	}
 	if c.KV.Allocation == "" {
 		c.KV.Allocation = "paged"
@@ -219,14 +283,48 @@ func (c *ClusterSpec) Validate() error {
 		if c.GPU == "" || c.Model == "" {
 			return fe("step.kind", "a roofline needs gpu and model (catalogue names, with gpu_spec/model_spec overrides)")
 		}
-		if s.ComputeEff <= 0 || s.ComputeEff > 1 || s.BandwidthEff <= 0 || s.BandwidthEff > 1 {
-			return fe("step", "compute_efficiency and bandwidth_efficiency must be in (0, 1]")
+		for _, e := range []struct {
+			key string
+			v   float64
+		}{{"step.compute_efficiency", s.ComputeEff}, {"step.bandwidth_efficiency", s.BandwidthEff}, {"step.interconnect_efficiency", s.InterconnectEff}} {
+			if !(e.v > 0 && e.v <= 1) {
+				return fe(e.key, "must be in (0, 1], got %v", e.v)
+			}
+		}
+		for _, e := range []struct {
+			key string
+			v   *workloads.Duration
+			hi  float64
+		}{{"step.overhead_per_layer", s.OverheadPerLayer, 0.1}, {"step.overhead_per_seq", s.OverheadPerSeq, 0.1}, {"step.collective_latency", s.CollectiveLatency, 0.01}} {
+			if e.v != nil && !(float64(*e.v) >= 0 && float64(*e.v) <= e.hi) {
+				return fe(e.key, "must be between 0s and %s, got %s", fmtDur(e.hi), fmtDur(float64(*e.v)))
+			}
+		}
+		if !oneOf(s.Knee, "smooth", "max") {
+			return fe("step.knee", "must be smooth or max, got %q", s.Knee)
 		}
 	default:
 		return fe("step.kind", "must be table or roofline, got %q", s.Kind)
 	}
-	if s.Overhead < 0 || s.PrefillPerToken < 0 || s.PerContextToken < 0 {
-		return fe("step", "times must be >= 0")
+	for _, e := range []struct {
+		key string
+		v   workloads.Duration
+	}{{"step.overhead", s.Overhead}, {"step.prefill_per_token", s.PrefillPerToken}, {"step.per_context_token", s.PerContextToken}} {
+		if !(e.v >= 0) || math.IsInf(float64(e.v), 0) || e.v > 3600 {
+			return fe(e.key, "must be between 0s and 1h, got %s", fmtDur(float64(e.v)))
+		}
+	}
+	if !oneOf(c.Scheduler, "vllm", "no-evict") {
+		return fe("scheduler", "must be vllm or no-evict, got %q", c.Scheduler)
+	}
+	if !oneOf(c.WeightDtype, "", "bf16", "fp16", "fp8", "int8", "int4") {
+		return fe("weight_dtype", "must be bf16, fp16, fp8, int8 or int4, got %q", c.WeightDtype)
+	}
+	if !oneOf(c.KVCacheDtype, "", "bf16", "fp16", "fp8") {
+		return fe("kv_cache_dtype", "must be bf16, fp16 or fp8, got %q", c.KVCacheDtype)
+	}
+	if err := c.validateOverrides(); err != nil {
+		return err
 	}
 	k := c.KV
 	if !oneOf(k.Allocation, "paged", "contiguous") {
@@ -237,6 +335,9 @@ func (c *ClusterSpec) Validate() error {
 	}
 	if !(k.GPUMemoryUtilization > 0 && k.GPUMemoryUtilization <= 1) {
 		return fe("kv.gpu_memory_utilization", "must be in (0, 1], got %v", k.GPUMemoryUtilization)
+	}
+	if k.Watermark != nil && !(*k.Watermark >= 0 && *k.Watermark <= 0.5) {
+		return fe("kv.watermark", "must be between 0 and 0.5, got %v", *k.Watermark)
 	}
 	if k.Blocks < 0 || k.MaxModelLen < 0 {
 		return fe("kv", "blocks and max_model_len must be >= 0")
@@ -289,4 +390,41 @@ func (c *ClusterSpec) maxReplicas() int {
 		n = max(n, e.Replicas)
 	}
 	return n
+}
+
+// validateOverrides checks every gpu_spec and model_spec figure: finite,
+// non-negative (0 keeps the catalogue's) and within a sane range.
+func (c *ClusterSpec) validateOverrides() error {
+	fe := func(k, f string, a ...any) error { return &workloads.FieldError{Key: k, Msg: fmt.Sprintf(f, a...)} }
+	g := c.GPUSpec
+	for _, e := range []struct {
+		key string
+		v   float64
+		hi  float64
+	}{{"gpu_spec.tflops", g.TFLOPS, 1e5}, {"gpu_spec.fp8_tflops", g.FP8TFLOPS, 1e5}, {"gpu_spec.bandwidth_gbs", g.BandwidthGBs, 1e6},
+		{"gpu_spec.memory_gb", g.MemoryGB, 1e5}, {"gpu_spec.interconnect_gbs", g.InterconnectGBs, 1e5},
+		{"model_spec.params", c.ModelSpec.Params, 1e14}, {"model_spec.active_params", c.ModelSpec.ActiveParams, 1e14},
+		{"model_spec.dtype_bytes", c.ModelSpec.DtypeBytes, 8}} {
+		if !(e.v >= 0 && e.v <= e.hi) {
+			return fe(e.key, "must be between 0 (keep the catalogue's) and %g, got %v", e.hi, e.v)
+		}
+	}
+	m := c.ModelSpec
+	for _, e := range []struct {
+		key string
+		v   int
+	}{{"model_spec.layers", m.Layers}, {"model_spec.hidden", m.Hidden}, {"model_spec.heads", m.Heads}, {"model_spec.kv_heads", m.KVHeads},
+		{"model_spec.head_dim", m.HeadDim}, {"model_spec.kv_dim", m.KVDim}, {"model_spec.ffn", m.FFN}, {"model_spec.vocab", m.Vocab},
+		{"model_spec.experts", m.Experts}, {"model_spec.experts_per_token", m.ExpertsPerToken}} {
+		if e.v < 0 || e.v > 10_000_000 {
+			return fe(e.key, "must be between 0 (keep the catalogue's) and 10000000, got %d", e.v)
+		}
+	}
+	if m.ActiveParams > 0 && m.Params > 0 && m.ActiveParams > m.Params {
+		return fe("model_spec.active_params", "%g exceeds params %g", m.ActiveParams, m.Params)
+	}
+	if m.Experts > 0 && m.ExpertsPerToken > m.Experts {
+		return fe("model_spec.experts_per_token", "%d exceeds experts %d", m.ExpertsPerToken, m.Experts)
+	}
+	return nil
 }
