@@ -10,23 +10,23 @@ import (
 
 // cluster is a self-hosted GPU pool at run time.
 type cluster struct {
-	spec     *ClusterSpec
+	spec *ClusterSpec
 	// gpuName and modelName are what results call the hardware: the
 	// catalogue names, a gpu_spec/model_spec name, or the catalogue name
 	// marked as changed.
 	gpuName, modelName string
 	noEvict            bool
 	watermark          int // KV blocks a new admission must leave free
-	idx      int
-	step     perf.StepModel
-	static   bool // step.per = "request": static batches
-	chunked  bool
-	priority bool
-	bs       int // KV block size
-	blocks   int // KV blocks per replica
-	replicas []*replica
-	maxSeqs  int // current max_num_seqs (the schedule may change it)
-	target   int // replicas that should be provisioned now
+	idx                int
+	step               perf.StepModel
+	static             bool // step.per = "request": static batches
+	chunked            bool
+	priority           bool
+	bs                 int // KV block size
+	blocks             int // KV blocks per replica
+	replicas           []*replica
+	maxSeqs            int // current max_num_seqs (the schedule may change it)
+	target             int // replicas that should be provisioned now
 	// replicaBase is the index of replica 0 in Sim.replicas (event Obj).
 	replicaBase int
 	stats       *backendStats

@@ -163,13 +163,13 @@ type ClusterResult struct {
 	// computed from each iteration's time weighted by the sequences that
 	// decode in it (count, p50, p90, p95, p99 and max; no mean). Empty for
 	// static batches.
-	ITL Quantiles `json:"itl"`
-	StepModel     string `json:"step_model"`
-	KVBlocks      int    `json:"kv_blocks_per_replica"`
-	KVBlockTokens int    `json:"kv_block_tokens"`
-	MaxNumSeqs    int    `json:"max_num_seqs"`
-	Steps         int64  `json:"steps"`
-	Preemptions   int64  `json:"preemptions"`
+	ITL           Quantiles `json:"itl"`
+	StepModel     string    `json:"step_model"`
+	KVBlocks      int       `json:"kv_blocks_per_replica"`
+	KVBlockTokens int       `json:"kv_block_tokens"`
+	MaxNumSeqs    int       `json:"max_num_seqs"`
+	Steps         int64     `json:"steps"`
+	Preemptions   int64     `json:"preemptions"`
 	// MeanBatch is the time-weighted mean of running sequences per replica;
 	// PeakBatch the largest interval maximum of the whole cluster's running
 	// sequences, per replica.
