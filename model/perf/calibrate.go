@@ -444,13 +444,8 @@ func pointErrors(sm StepModel, ms []Measurement) []PointError {
 	pe := make([]PointError, len(ms))
 	for i, m := range ms {
 		var p float64
-		if r, ok := sm.(*Roofline); ok && (m.TP > 0 && m.TP != r.TP || m.Part != PartStep) {
-			rr := *r
-			if m.TP > 0 {
-				rr.TP = m.TP
-			}
-			rr.k = coeffs{}
-			p = rr.predict(&m)
+		if r, ok := sm.(*Roofline); ok {
+			p = r.Predict(m)
 		} else {
 			p = sm.StepTime(m.Batch)
 		}

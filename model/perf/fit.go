@@ -3,6 +3,7 @@ package perf
 import (
 	"fmt"
 	"math"
+	"slices"
 	"sort"
 )
 
@@ -112,6 +113,9 @@ type RooflineFit struct {
 	// Free is what was fitted; Fixed what was held at the start's values
 	// because the measurements cannot tell it (see DefaultFree).
 	Free, Fixed []Param
+	// Zeroed are the fixed parameters set to 0 because the per-step
+	// overhead stands for them (see FitRooflineWith).
+	Zeroed []Param
 	// Points are the in-sample errors of every usable measurement.
 	Points []PointError
 	// CV are the cross-validated errors: each point predicted by a fit to
@@ -213,7 +217,9 @@ func FitRoofline(start Roofline, ms []Measurement) (Roofline, []PointError, erro
 // Model, TP and the fixed parameters are kept. A measurement with its own
 // TP is predicted at that TP. Suspect measurements are ignored. It reports
 // the in-sample errors, the cross-validated ones and the parameters that
-// ended on a bound.
+// ended on a bound. With the default free set, a held per-layer cost or
+// collective latency that the points cannot tell from the per-step
+// overhead is set to zero and the overhead fitted takes its place.
 func FitRooflineWith(start Roofline, ms []Measurement, o FitOptions) (RooflineFit, error) {
 	if err := start.Validate(); err != nil {
 		return RooflineFit{}, err
@@ -226,8 +232,20 @@ func FitRooflineWith(start Roofline, ms []Measurement, o FitOptions) (RooflineFi
 		return RooflineFit{}, err
 	}
 	free, fixed := o.Free, []Param(nil)
+	var zeroed []Param
 	if len(free) == 0 {
 		free, fixed = DefaultFree(start, pts)
+		// Held per-step costs that the points cannot tell from the
+		// per-step overhead start at zero, so the overhead takes all of it
+		// rather than hitting its lower bound under the defaults.
+		if slices.Contains(free, ParamOverhead) {
+			for _, p := range fixed {
+				if p == ParamOverheadPerLayer || p == ParamCollectiveLatency {
+					p.set(&start, 0)
+					zeroed = append(zeroed, p)
+				}
+			}
+		}
 	} else {
 		in := map[Param]bool{}
 		for _, p := range free {
@@ -253,7 +271,7 @@ func FitRooflineWith(start Roofline, ms []Measurement, o FitOptions) (RooflineFi
 	if err != nil {
 		return RooflineFit{}, err
 	}
-	out := RooflineFit{Roofline: fitted, Free: free, Fixed: fixed, Points: pointErrors(&fitted, pts)}
+	out := RooflineFit{Roofline: fitted, Free: free, Fixed: fixed, Zeroed: zeroed, Points: pointErrors(&fitted, pts)}
 	for _, p := range free {
 		b := bounds[p]
 		v := p.get(&fitted)

@@ -382,8 +382,15 @@ func (r *Roofline) knee(c, m float64) float64 {
 	return math.Max(c, m)
 }
 
-// predict is r's prediction for a measurement of the given part.
-func (r *Roofline) predict(m *Measurement) float64 {
+// Predict is r's prediction for a measurement: at the measurement's TP
+// when it names one, and of what it timed (a step, or the linear layers).
+func (r *Roofline) Predict(m Measurement) float64 {
+	if m.TP > 0 && m.TP != r.TP {
+		rr := *r
+		rr.TP = m.TP
+		rr.k = coeffs{}
+		r = &rr
+	}
 	if m.Part == PartLinear {
 		return r.LinearTime(m.Batch)
 	}
