@@ -67,22 +67,24 @@ func TestDefaultsAreTheFit(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	t.Logf("vidur: compute %.4f bandwidth %.4f (per-layer kernel latency %.1f µs, not used)", r1.ComputeEff, r1.BandwidthEff, r1.OverheadPerLayer*1e6)
+	t.Logf("vidur: compute %.4f bandwidth %.4f per-layer kernel cost %.2f µs", r1.ComputeEff, r1.BandwidthEff, r1.OverheadPerLayer*1e6)
 	base := Roofline{SmoothKnee: true, ComputeEff: r1.ComputeEff, BandwidthEff: r1.BandwidthEff}
 	r2, err := fitGroups(splitwiseGroups(t, base), []Param{ParamOverheadPerLayer, ParamOverheadPerSeq, ParamCollectiveLatency},
 		map[Param]Bound{ParamOverheadPerLayer: {0, 1e-3}, ParamOverheadPerSeq: {0, 1e-3}, ParamCollectiveLatency: {0, 50e-6}})
 	if err != nil {
 		t.Fatal(err)
 	}
-	t.Logf("splitwise: per layer %.1f µs, per sequence %.1f µs, ring step %.2f µs", r2.OverheadPerLayer*1e6, r2.OverheadPerSeq*1e6, r2.CollectiveLatency*1e6)
+	t.Logf("splitwise: ring step %.2f µs (its engine's per-layer %.1f µs and per-sequence %.1f µs are not used)", r2.CollectiveLatency*1e6, r2.OverheadPerLayer*1e6, r2.OverheadPerSeq*1e6)
+	if DefaultOverheadPerSeq != 0 {
+		t.Errorf("per-sequence default %g: no engine-neutral data tells it", DefaultOverheadPerSeq)
+	}
 	for _, c := range []struct {
 		name      string
 		got, want float64
 	}{
 		{"compute efficiency", r1.ComputeEff, DefaultComputeEff},
 		{"bandwidth efficiency", r1.BandwidthEff, DefaultBandwidthEff},
-		{"overhead per layer", r2.OverheadPerLayer, DefaultOverheadPerLayer},
-		{"overhead per sequence", r2.OverheadPerSeq, DefaultOverheadPerSeq},
+		{"overhead per layer", r1.OverheadPerLayer, DefaultOverheadPerLayer},
 		{"collective latency", r2.CollectiveLatency, DefaultCollectiveLatency},
 	} {
 		if math.Abs(c.got-c.want) > 0.01*c.want {
