@@ -189,3 +189,34 @@ func TestValidationSharedData(t *testing.T) {
 	}
 	t.Log("\n" + b.String())
 }
+
+// Calibrated on each Splitwise configuration (the default free parameters,
+// 5-fold cross-validation), the roofline follows its own engine.
+func TestValidationCalibratedSplitwise(t *testing.T) {
+	var b strings.Builder
+	b.WriteString("| Setup | Decode: in-sample | cross-validated | Prefill: in-sample | cross-validated | On a bound |\n|---|---|---|---|---|---|\n")
+	for _, hw := range []struct{ hw, gpu string }{{"a100-80gb", "A100-80GB"}, {"h100-80gb", "H100-SXM"}} {
+		for _, tp := range []int{2, 4, 8} {
+			ms := readSplitwiseFile(t, "llama2-70b", hw.hw, tp)
+			f, err := FitRooflineWith(DefaultRoofline(mustGPU(t, hw.gpu), mustModel(t, "llama-2-70b"), tp), ms, FitOptions{})
+			if err != nil {
+				t.Fatal(err)
+			}
+			d, p := splitErrors(f.Points)
+			dc, pc := splitErrors(f.CV)
+			dm, _, _ := ErrorSummary(d)
+			pm, _, _ := ErrorSummary(p)
+			dcm, _, _ := ErrorSummary(dc)
+			pcm, _, _ := ErrorSummary(pc)
+			var at []string
+			for _, a := range f.AtBounds {
+				at = append(at, a.Param.String())
+			}
+			fmt.Fprintf(&b, "| llama2-70b on %s TP%d | %.1f%% | %.1f%% | %.1f%% | %.1f%% | %s |\n", hw.gpu, tp, 100*dm, 100*dcm, 100*pm, 100*pcm, strings.Join(at, ", "))
+			if dcm > 0.08 {
+				t.Errorf("%s TP%d: cross-validated decode error %.1f%%", hw.gpu, tp, 100*dcm)
+			}
+		}
+	}
+	t.Log("\n" + b.String())
+}
