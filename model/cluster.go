@@ -43,6 +43,7 @@ type seqState struct {
 	decoding  bool  // scheduled to produce a token in the running iteration
 	started   bool  // has been admitted to a batch before
 	prefix    int32 // prefix-cache entry referenced, or -1
+	shared    int32 // its blocks (an entry's size never changes)
 	cached    int32 // prompt tokens served from the prefix cache at first admission
 	order     int64 // admission order on its replica (running is sorted by it)
 	reserve   int32 // KV blocks reserved to its end (no-evict scheduling)

@@ -99,10 +99,21 @@ func (s *Sim) launchSpan(c *cluster, rep *replica, b *perf.Batch) bool {
 	// Iteration times, kept for syncSpan; the buffer is reused.
 	dts := rep.spanDT[:0]
 	t := now
-	for j := 0; j < m; j++ {
-		dt := c.step.StepTime(perf.Batch{Decode: b.Decode, Context: b.Context + float64(j*b.Decode)})
-		dts = append(dts, dt)
-		t += dt
+	if ss, ok := c.step.(perf.SpanStepper); ok {
+		if cap(dts) < m {
+			dts = make([]float64, m, maxSpan)
+		}
+		dts = dts[:m]
+		ss.DecodeSpan(b.Decode, b.Context, dts)
+		for _, dt := range dts {
+			t += dt
+		}
+	} else {
+		for j := 0; j < m; j++ {
+			dt := c.step.StepTime(perf.Batch{Decode: b.Decode, Context: b.Context + float64(j*b.Decode)})
+			dts = append(dts, dt)
+			t += dt
+		}
 	}
 	rep.spanDT = dts
 	rep.span.at = now + dts[0]

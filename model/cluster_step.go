@@ -222,7 +222,7 @@ func (s *Sim) admitWaiting(c *cluster, rep *replica, budgetp *int, b *perf.Batch
 		}
 		if e != nil {
 			e.lastUse = now
-			sq.prefix = int32(key)
+			sq.prefix, sq.shared = int32(key), e.blocks
 		}
 		sq.computed = int32(computed)
 		if !sq.started {
@@ -275,7 +275,7 @@ func (s *Sim) ensureBlocks(c *cluster, rep *replica, id int32, pos, tokens int) 
 	sq := &s.seqs[id]
 	shared := 0
 	if sq.prefix >= 0 {
-		shared = int(rep.prefixes[int64(sq.prefix)].blocks)
+		shared = int(sq.shared)
 	}
 	need := blocksFor(tokens, c.bs) - shared - int(sq.blocks)
 	if need <= 0 {
@@ -435,7 +435,7 @@ func (s *Sim) registerPrefix(c *cluster, rep *replica, id int32) {
 	}
 	rep.prefixes[key] = &prefixEntry{key: key, blocks: int32(nb), refs: 1, lastUse: s.eng.Now()}
 	sq.blocks -= int32(nb)
-	sq.prefix = int32(key)
+	sq.prefix, sq.shared = int32(key), int32(nb)
 }
 
 // completeCluster records a request served by a cluster. GPU time is

@@ -38,6 +38,14 @@ func (b Batch) Tokens() int { return b.Decode + b.Prefill }
 // empty reports whether the step does no work.
 func (b Batch) empty() bool { return b.Decode <= 0 && b.Prefill <= 0 && b.PrefillSeqs <= 0 }
 
+// SpanStepper is a StepModel that can time a run of pure decode steps
+// whose context grows by the decode count each step, faster than one
+// StepTime call each and with exactly the same values.
+type SpanStepper interface {
+	StepModel
+	DecodeSpan(d int, ctx0 float64, dts []float64)
+}
+
 // StepModel is the duration in seconds of one iteration.
 type StepModel interface {
 	// StepTime returns the duration in seconds of one iteration that
@@ -441,6 +449,40 @@ func (r *Roofline) StepTime(b Batch) float64 {
 		return t + k.cPair*p + k.mKV*(d+n)
 	}
 	return t + k.mKV*(math.Max(b.Context, 0)+n)
+}
+
+// DecodeSpan fills dts[j] with the time of a pure decode step of d
+// sequences whose context is ctx0 + j·d, for every j; each value is
+// bit-for-bit StepTime(Batch{Decode: d, Context: ctx0 + float64(j*d)}),
+// with the terms that do not depend on the context computed once.
+func (r *Roofline) DecodeSpan(d int, ctx0 float64, dts []float64) {
+	if d <= 0 {
+		clear(dts)
+		return
+	}
+	k := &r.k
+	if !k.ok {
+		kk := r.coeffs()
+		k = &kk
+	}
+	n := float64(d)
+	s := float64(d)
+	c := k.cTok*n + k.cSeq*s
+	m := k.mDense + k.mHead
+	if k.mExpert > 0 {
+		m += k.mExpert * touched(n, k.logMiss)
+	}
+	var lin float64
+	if k.smooth {
+		lin = math.Sqrt(c*c + m*m)
+	} else {
+		lin = math.Max(c, m)
+	}
+	t := k.fixed + s*k.perSeq + lin + k.commFixed + k.commTok*n
+	for j := range dts {
+		ctx := ctx0 + float64(j*d)
+		dts[j] = t + k.mKV*(math.Max(ctx, 0)+n)
+	}
 }
 
 // Validate reports a roofline that cannot produce finite step times: a GPU

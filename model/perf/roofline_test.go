@@ -199,3 +199,30 @@ func TestRooflineValidate(t *testing.T) {
 		}
 	}
 }
+
+// DecodeSpan gives bit for bit what StepTime gives for each step of the
+// span, for rooflines (with and without Prepare) and tables.
+func TestDecodeSpanEqualsStepTime(t *testing.T) {
+	rapid.Check(t, func(t *rapid.T) {
+		r := genRoofline(t)
+		r.SmoothKnee = rapid.Bool().Draw(t, "smooth")
+		r.OverheadPerLayer = rapid.Float64Range(0, 1e-4).Draw(t, "opl")
+		r.OverheadPerSeq = rapid.Float64Range(0, 1e-4).Draw(t, "ops")
+		r.CollectiveLatency = rapid.Float64Range(0, 1e-5).Draw(t, "lat")
+		if rapid.Bool().Draw(t, "prepare") {
+			r.Prepare()
+		}
+		tb := Table{Batches: []float64{1, 8, 64}, Times: []float64{0.01, 0.012, 0.03}, PerContextToken: rapid.Float64Range(0, 1e-6).Draw(t, "pct")}
+		d := rapid.IntRange(1, 512).Draw(t, "d")
+		ctx0 := float64(rapid.IntRange(0, 1<<20).Draw(t, "ctx0"))
+		dts := make([]float64, rapid.IntRange(1, 40).Draw(t, "m"))
+		for _, sm := range []SpanStepper{&r, &tb} {
+			sm.DecodeSpan(d, ctx0, dts)
+			for j, got := range dts {
+				if want := sm.StepTime(Batch{Decode: d, Context: ctx0 + float64(j*d)}); got != want {
+					t.Fatalf("%T step %d: span %v, StepTime %v", sm, j, got, want)
+				}
+			}
+		}
+	})
+}
