@@ -176,7 +176,11 @@ func (s *Sim) admitWaiting(c *cluster, rep *replica, budgetp *int, b *perf.Batch
 			}
 			ch = rem
 		}
-		tokens := computed + ch
+		// Blocks for the whole prompt at admission (as vLLM's block manager
+		// requires before admitting a prompt), even when the iteration
+		// computes only a chunk of it: a long prompt admitted on a chunk's
+		// blocks would be preempted as soon as its later chunks need theirs.
+		tokens := int(sq.target)
 		if c.spec.KV.Allocation == "contiguous" {
 			tokens = int(r.input) + w.maxTok // the whole length it may reach
 			if c.spec.KV.MaxModelLen > 0 {
