@@ -52,7 +52,7 @@ func limitsOf(r, base *model.Results, dims ...string) []markLine {
 	}
 	out := make([]markLine, 0, len(order))
 	for _, k := range order {
-		name := strings.Join(names[k], ", ") + " " + strings.ToUpper(k.dim) + " " + limitText(k.value)
+		name := strings.Join(names[k], ", ") + " " + strings.ToUpper(k.dim) + " " + report.LimitValue(k.value)
 		if r != base {
 			name = report.VariantName(r) + ": " + name
 		}
