@@ -66,7 +66,7 @@ func emitSweep(d *report.SweepDocument, plan *report.Plan, o outputOptions, stdo
 		if plan.Summarize {
 			err = report.WriteGridTerminal(stdout, title, d)
 		} else {
-			err = report.WriteSweepTerminal(stdout, title, d.Sweep.Kind, d.Sweep.Rows)
+			err = report.WriteSweepTerminal(stdout, title, &d.Sweep)
 		}
 		if err != nil {
 			return err

@@ -92,6 +92,9 @@ func sweepHeadline(s *report.SweepInfo) []string {
 			k = i
 		}
 	}
+	if s.PickRule != "" {
+		return append(report.SweepAdvice(s), "Rule: "+s.KneeRule+".", "Pick: "+s.PickRule+".")
+	}
 	if k < 0 || k+1 >= len(s.Rows) {
 		return []string{"No knee: throughput did not flatten while TTFT p50 (or refused attempts) climbed within these levels; extend the range to find the plateau.",
 			"Rule: " + s.KneeRule + "."}
@@ -108,14 +111,17 @@ func sweepHeadline(s *report.SweepInfo) []string {
 
 // sweepTable is the per-level table, the knee highlighted.
 func sweepTable(s *report.SweepInfo) table {
-	t := table{Head: []string{"req/s", "output tok/s", "TTFT p50", "TTFT p95", "TPOT p50", "E2E p95", "refused (429/5xx)"},
+	t := table{Head: []string{"req/s", "output tok/s", "TTFT p50", "TTFT p95", "TPOT p50", "E2E p95", "refused (429/5xx)", "goodput (SLO met)", "cost"},
 		Note: "Throughputs are totals over the simulated time per level; latencies are of completed requests."}
 	for _, r := range s.Rows {
 		cells := []string{number(r.RequestsPerS), number(r.OutputTokensPerS), report.Seconds(r.TTFTP50), report.Seconds(r.TTFTP95),
-			report.Seconds(r.TPOTP50), report.Seconds(r.E2EP95), report.Count(r.Rejected)}
-		row := tableRow{Label: levelText(s.Kind, r.Level), Knee: r.Knee}
+			report.Seconds(r.TPOTP50), report.Seconds(r.E2EP95), report.Count(r.Rejected), share(r.SLOAttainment), report.USD(r.CostUSD)}
+		row := tableRow{Label: levelText(s.Kind, r.Level), Knee: r.Knee, Pick: r.Pick && !r.Knee && s.PickRule != ""}
 		if r.Knee {
 			t.Note += " The highlighted row is the knee."
+		}
+		if row.Pick {
+			t.Note += " The green row is the level to pick: the highest below the knee that holds the SLOs."
 		}
 		for _, c := range cells {
 			row.Cells = append(row.Cells, tableCell{Value: c})

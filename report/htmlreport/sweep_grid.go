@@ -152,7 +152,7 @@ func gridTable(d *report.SweepDocument) table {
 		if many {
 			label += " · " + pt.Variant
 		}
-		row := tableRow{Label: label, Knee: pt.Knee}
+		row := tableRow{Label: label, Knee: pt.Knee, Pick: pt.Pick && !pt.Knee && s.PickRule != ""}
 		knee = knee || pt.Knee
 		for _, c := range gridColumns {
 			f, ok := d.Summary[i].Figure(c.name)

@@ -20,8 +20,9 @@ type table struct {
 type tableRow struct {
 	Label string
 	Cells []tableCell
-	// Knee highlights a sweep's knee row.
-	Knee bool
+	// Knee highlights a sweep's knee row, Pick the row to pick when the
+	// SLOs move it below the knee.
+	Knee, Pick bool
 }
 
 // tableCell is one variant's value of a figure: the value, its 95%
