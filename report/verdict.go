@@ -133,12 +133,15 @@ func demandText(r *model.Results, l model.LimitResult) string {
 	return fmt.Sprintf("offered demand peaks at %s the limit in the interval from %s", Times(l.PeakDemand), Clock(r, l.PeakDemandIntervalS))
 }
 
-// Times formats a ratio as a multiple: 3.6×, 12×.
+// Times formats a ratio as a multiple: 0.35×, 3.6×, 12×.
 func Times(v float64) string {
-	if v >= 10 {
+	switch {
+	case v >= 10:
 		return fmt.Sprintf("%.0f×", v)
+	case v >= 1:
+		return fmt.Sprintf("%.1f×", v)
 	}
-	return fmt.Sprintf("%.1f×", v)
+	return fmt.Sprintf("%.2f×", v)
 }
 
 // isRef reports whether ref names limit l of backend.

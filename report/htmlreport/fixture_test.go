@@ -17,7 +17,7 @@ func fixture() *report.Document {
 	r.Summary.Goodput.SLOAttainment = 0.9
 	r.Workloads = []model.GroupResult{{Name: "chat", Summary: r.Summary}}
 	r.Verdict = []string{"api ITPM limit 800k binds."}
-	cluster := &model.ClusterResult{Replicas: 2, GPUs: 2, MaxNumSeqs: 64, Utilization: 0.95, MeanBatch: 20, PeakBatch: 60,
+	cluster := &model.ClusterResult{Replicas: 2, GPUs: 2, GPUHours: 0.13, MaxNumSeqs: 64, Utilization: 0.95, MeanBatch: 20, PeakBatch: 60,
 		Series: model.ClusterSeries{Batch: []float64{10, 20, 30, 20}, BatchMax: []float64{20, 40, 60, 40}, KVUse: []float64{0.1, 0.5, 0.9, 0.4},
 			Waiting: []float64{0, 1, 5, 0}, Preemptions: []int64{0, 0, 3, 0}, Utilization: []float64{0.5, 0.9, 1, 0.8},
 			CostUSD: []float64{0.1, 0.1, 0.1, 0.1}, CostPerHour: []float64{6, 6, 6, 6}}}

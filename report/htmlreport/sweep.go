@@ -131,21 +131,28 @@ func sweepTable(s *report.SweepInfo) table {
 	return t
 }
 
-// kneeMark draws a vertical line at the knee level, if there is one.
+// kneeMark draws a vertical line at the knee level, if there is one, and
+// one at the level to pick when the SLOs move it below the knee.
 func kneeMark(s *report.SweepInfo) []charts.SeriesOpts {
+	var items []opts.MarkLineNameXAxisItem
 	for _, r := range s.Rows {
 		if r.Knee {
-			return []charts.SeriesOpts{
-				charts.WithMarkLineNameXAxisItemOpts(opts.MarkLineNameXAxisItem{Name: "knee: " + levelLabel(r.Level), XAxis: levelLabel(r.Level)}),
-				charts.WithMarkLineStyleOpts(opts.MarkLineStyle{
-					Symbol:    []string{"none", "none"},
-					Label:     &opts.Label{Show: opts.Bool(true), Position: "insideEndTop", Formatter: "{b}"},
-					LineStyle: &opts.LineStyle{Type: "dashed", Width: 2, Color: "#c23531"},
-				}),
-			}
+			items = append(items, opts.MarkLineNameXAxisItem{Name: "knee: " + levelLabel(r.Level), XAxis: levelLabel(r.Level)})
+		} else if r.Pick && s.PickRule != "" {
+			items = append(items, opts.MarkLineNameXAxisItem{Name: "pick (holds the SLOs): " + levelLabel(r.Level), XAxis: levelLabel(r.Level)})
 		}
 	}
-	return nil
+	if len(items) == 0 {
+		return nil
+	}
+	return []charts.SeriesOpts{
+		charts.WithMarkLineNameXAxisItemOpts(items...),
+		charts.WithMarkLineStyleOpts(opts.MarkLineStyle{
+			Symbol:    []string{"none", "none"},
+			Label:     &opts.Label{Show: opts.Bool(true), Position: "insideEndTop", Formatter: "{b}"},
+			LineStyle: &opts.LineStyle{Type: "dashed", Width: 2, Color: limitColor},
+		}),
+	}
 }
 
 // sweepAxis is the level axis: one category per level.
@@ -180,15 +187,14 @@ func sweepThroughputChart(s *report.SweepInfo) (chartView, error) {
 // against the level.
 func sweepLatencyChart(s *report.SweepInfo) (chartView, error) {
 	c := axisChart{id: "chart-sweep-latency", title: "Latency against load",
-		subtitle: "TTFT p50 and p95 (left, s) and E2E p95 (right, s); dashed red: the knee", xName: levelHead(s.Kind), yName: "TTFT, seconds", legend: true}.newLine()
-	c.ExtendYAxis(opts.YAxis{Name: "E2E, seconds", Position: "right"})
+		subtitle: "TTFT p50 and p95 (left) and E2E p95 (right), seconds on log scales, so the levels before the knee do not sit flat at zero; dashed red: the knee", xName: levelHead(s.Kind), yName: "TTFT, seconds (log scale)", legend: true}.newLine()
+	c.SetGlobalOptions(charts.WithYAxisOpts(opts.YAxis{Name: "TTFT, seconds (log scale)", Type: "log"}))
+	c.ExtendYAxis(opts.YAxis{Name: "E2E, seconds (log scale)", Position: "right", Type: "log"})
 	c.SetXAxis(sweepAxis(s))
 	n := len(s.Rows)
 	p50, p95, e2e := make([]opts.LineData, n), make([]opts.LineData, n), make([]opts.LineData, n)
 	for i, r := range s.Rows {
-		p50[i] = opts.LineData{Value: round4(r.TTFTP50)}
-		p95[i] = opts.LineData{Value: round4(r.TTFTP95)}
-		e2e[i] = opts.LineData{Value: round4(r.E2EP95)}
+		p50[i], p95[i], e2e[i] = logPoint(r.TTFTP50), logPoint(r.TTFTP95), logPoint(r.E2EP95)
 	}
 	sym := charts.WithLineChartOpts(opts.LineChart{ShowSymbol: opts.Bool(true)})
 	c.AddSeries("TTFT p50", p50, append([]charts.SeriesOpts{sym}, kneeMark(s)...)...)
@@ -197,6 +203,15 @@ func sweepLatencyChart(s *report.SweepInfo) (chartView, error) {
 		charts.WithLineStyleOpts(opts.LineStyle{Width: 1.5, Type: "dotted"}))
 	return newView("chart-sweep-latency", c, "s",
 		"TTFT climbs past the knee as requests queue for a batch slot; a hosted API at its limit refuses instead (see the refused attempts).")
+}
+
+// logPoint is a value for a log axis: a gap where it is 0 (no request
+// completed), which a log axis cannot show.
+func logPoint(v float64) opts.LineData {
+	if v <= 0 {
+		return opts.LineData{Value: "-"}
+	}
+	return opts.LineData{Value: round4(v)}
 }
 
 // sweepRefusalsChart draws the refused attempts against the level.
