@@ -347,7 +347,14 @@ func runSections(t timeline, vs []*model.Results, slos []SLO) ([]section, error)
 		func() (chartView, error) { return inFlightChart(t) })
 	for k, name := range clusterNames(t) {
 		k, name := k, name
-		add("GPU cluster "+name, "", false,
+		title := "GPU cluster " + name
+		for _, r := range t.variants {
+			if c := clusterOf(r, name); c != nil {
+				title += " (" + report.GPUs(c) + " in the " + report.VariantName(r) + ")"
+				break
+			}
+		}
+		add(title, "", false,
 			func() (chartView, error) { return batchChart(t, name, k) },
 			func() (chartView, error) { return kvChart(t, name, k) })
 	}
