@@ -22,7 +22,11 @@ type Results struct {
 	Routes      []RouteResult   `json:"routes,omitempty"`
 	Gateway     *GatewayResult  `json:"gateway,omitempty"`
 	Series      Series          `json:"series"`
-	Verdict     []string        `json:"verdict"`
+	// Findings are what a planner reads first, as data (findings.go).
+	Findings Findings `json:"findings"`
+	// Verdict is the findings in words. The model leaves it empty: the
+	// report writes it (report.Verdict) when it assembles a document.
+	Verdict []string `json:"verdict"`
 }
 
 // Summary is one group's totals (the whole run, a workload or a tenant).
@@ -121,6 +125,9 @@ type Goodput struct {
 type GroupResult struct {
 	Name    string  `json:"name"`
 	Summary Summary `json:"summary"`
+	// Curves are the workload's latency distributions at fixed shares
+	// (workloads only; omitted for tenants and priorities).
+	Curves *LatencyCurves `json:"curves,omitempty"`
 }
 
 // BackendResult is what one backend saw.
@@ -240,6 +247,13 @@ type LimitResult struct {
 	PeakUse float64 `json:"peak_use"`
 	// Binding is true when this dimension refused the most attempts.
 	Binding bool `json:"binding"`
+	// PeakDemand is the largest share of the limit the traffic offered in
+	// one interval, whether admitted or not (demand.go): 3.6 means the
+	// requests that arrived in that interval asked for 3.6 times what the
+	// limit allows. PeakDemandIntervalS starts that interval (0 for a
+	// per-day limit, whose demand is over the whole run).
+	PeakDemand          float64 `json:"peak_demand"`
+	PeakDemandIntervalS float64 `json:"peak_demand_interval_s"`
 }
 
 // Series is the per-interval time series. Every array has one value per

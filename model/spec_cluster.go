@@ -256,7 +256,7 @@ func (c *ClusterSpec) Validate() error {
 			}
 			if i > 0 && s.Times[i] < s.Times[i-1] {
 				return fe(fmt.Sprintf("step.times[%d]", i), "not monotone: batch %g takes %s but batch %g takes %s; a larger batch cannot take less time",
-					s.Batches[i], fmtDur(float64(s.Times[i])), s.Batches[i-1], fmtDur(float64(s.Times[i-1])))
+					s.Batches[i], errSeconds(float64(s.Times[i])), s.Batches[i-1], errSeconds(float64(s.Times[i-1])))
 			}
 		}
 	case "roofline":
