@@ -169,7 +169,7 @@ func (l *Live) Snapshot(snap *LiveSnapshot) {
 				rem, reset := level(sc.bucket, now)
 				snap.Buckets = append(snap.Buckets, BucketLevel{Backend: "gateway", Used: sc.st.actual,
 					LimitLevel: LimitLevel{Scope: scope, Dim: "units", Limit: sc.bucket.rate * 60, Capacity: sc.bucket.size, Remaining: rem, Reset: reset},
-					Refused: sc.st.rejected[rsGwUnits] + sc.st.rejected[rsGwKeyUnits]})
+					Refused:    sc.st.rejected[rsGwUnits] + sc.st.rejected[rsGwKeyUnits]})
 			}
 			add(&t.gwScope, "tenant:"+t.spec.Name)
 			for k, ks := range t.keys {
