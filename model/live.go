@@ -101,9 +101,10 @@ func (v *LimitView) add(l LimitLevel) {
 // LiveStart says a request began service at a hosted provider: its first
 // token comes at FirstToken, its last at Done (simulated seconds).
 type LiveStart struct {
-	At, FirstToken, Done float64
-	Backend              string
-	Limits               LimitView
+	At, FirstToken, Done  float64
+	Backend               string
+	CacheRead, CacheWrite int // prompt tokens read from and written to the cache
+	Limits                LimitView
 }
 
 // LiveUsage is what a completed request used.
@@ -615,7 +616,7 @@ func (st *liveState) started(s *Sim, id int32, e2e float64) {
 	r := &s.reqs[id]
 	t := s.tgt(r)
 	now := s.eng.Now()
-	ev := LiveStart{At: now, FirstToken: now + r.ttftSvc, Done: now + e2e, Backend: t.name}
+	ev := LiveStart{At: now, FirstToken: now + r.ttftSvc, Done: now + e2e, Backend: t.name, CacheRead: int(r.read), CacheWrite: int(r.write)}
 	s.providerLevels(t, now, &ev.Limits)
 	st.obs.Started(lr.tag, &ev)
 }

@@ -33,6 +33,7 @@ Usage:
   headroom run [FILE|EXAMPLE] [flags]   simulate a scenario (default: the embedded "morning-peak")
   headroom compare A.toml B.toml ...    simulate several scenarios side by side, with paired differences
   headroom sweep [FILE|EXAMPLE] [flags]  step-load levels or a grid of --param values: throughput and latency per point, knee marked
+  headroom serve [FILE|EXAMPLE] [flags] serve the scenario's tier as live OpenAI- and Anthropic-shaped endpoints
   headroom merge PART.json... [flags]   combine the part files of a sharded run, compare or sweep
   headroom calibrate FILE [flags]       fit a GPU step-time model to measurements; prints TOML to paste
   headroom catalogue                    list the built-in GPUs and models a cluster can name
@@ -78,6 +79,8 @@ func run(args []string, stdout, stderr io.Writer) int {
 		err = cmdValidate(args[1:], stdout, stderr)
 	case "compare":
 		err = cmdCompare(args[1:], stdout, stderr)
+	case "serve":
+		err = cmdServe(args[1:], stdout, stderr)
 	case "sweep":
 		err = cmdSweep(args[1:], stdout, stderr)
 	case "merge":
