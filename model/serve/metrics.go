@@ -18,6 +18,7 @@ type metrics struct {
 	refused  *prometheus.CounterVec
 	inFlight *prometheus.GaugeVec
 	tokens   *prometheus.CounterVec
+	retries  *prometheus.CounterVec
 	overhead prometheus.Histogram
 	ttft     *prometheus.HistogramVec
 }
@@ -32,13 +33,15 @@ func newMetrics(snapshot func() *model.LiveSnapshot) *metrics {
 		Help: "HTTP requests being handled, by endpoint."}, []string{"endpoint"})
 	m.tokens = prometheus.NewCounterVec(prometheus.CounterOpts{Name: "headroom_tokens_total",
 		Help: "Tokens of completed requests, by endpoint and kind (input, output, cache_read, cache_write)."}, []string{"endpoint", "kind"})
+	m.retries = prometheus.NewCounterVec(prometheus.CounterOpts{Name: "headroom_client_retries_total",
+		Help: "Requests that the official SDKs marked as retries (x-stainless-retry-count > 0), by endpoint."}, []string{"endpoint"})
 	m.overhead = prometheus.NewHistogram(prometheus.HistogramOpts{Name: "headroom_overhead_seconds",
 		Help:    "Wall time between the modelled end of a request and the server finishing its answer.",
 		Buckets: prometheus.ExponentialBuckets(0.0001, 2, 16)})
 	m.ttft = prometheus.NewHistogramVec(prometheus.HistogramOpts{Name: "headroom_modelled_ttft_seconds",
 		Help:    "Modelled time to first token of completed requests, in simulated seconds, by endpoint.",
 		Buckets: prometheus.ExponentialBuckets(0.01, 2, 14)}, []string{"endpoint"})
-	m.reg.MustRegister(m.requests, m.refused, m.inFlight, m.tokens, m.overhead, m.ttft, &simCollector{snapshot: snapshot})
+	m.reg.MustRegister(m.requests, m.refused, m.retries, m.inFlight, m.tokens, m.overhead, m.ttft, &simCollector{snapshot: snapshot})
 	return m
 }
 

@@ -355,6 +355,9 @@ func (s *Server) handle(w http.ResponseWriter, r *http.Request) {
 	s.m.inFlight.WithLabelValues(ep.Name).Inc()
 	defer s.m.inFlight.WithLabelValues(ep.Name).Dec()
 	q.key = apiKey(r)
+	if n, err := strconv.Atoi(r.Header.Get("X-Stainless-Retry-Count")); err == nil && n > 0 {
+		s.m.retries.WithLabelValues(ep.Name).Inc()
+	}
 	wl, err := s.live.Resolve(epi, q.key)
 	if err != nil {
 		q.fail(&apiError{status: 401, kind: "authentication_error", code: "invalid_api_key", msg: err.Error()})
