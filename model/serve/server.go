@@ -581,7 +581,12 @@ func (q *request) complete(u *model.LiveUsage, start *model.LiveStart, sent *int
 			q.shape.delta(q.sse, &q.a, q.a.tokenText(*sent))
 		}
 		q.shape.end(q.sse, &q.a, u)
-		q.flush()
+		if q.flush() != nil {
+			q.status, q.reason = 499, "client_disconnected"
+			s.m.record(q.endpoint, q.api, 499)
+			q.logLine(u)
+			return
+		}
 	} else {
 		h := q.w.Header()
 		q.headers(h)
