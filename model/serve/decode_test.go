@@ -1,9 +1,13 @@
 package serve
 
 import (
+	"encoding/json"
 	"errors"
 	"strings"
 	"testing"
+	"unicode/utf8"
+
+	"pgregory.net/rapid"
 )
 
 func TestAnswerTextCountsExactly(t *testing.T) {
@@ -115,6 +119,21 @@ func FuzzDecode(f *testing.F) {
 		}
 		if p.model == "" || p.input < 1 || p.prefixTokens < 0 || p.prefixTokens > p.input || p.maxTokens < 0 || len(p.stops) > maxStops {
 			t.Fatalf("accepted a request with %+v", p)
+		}
+	})
+}
+
+// TestAppendJSONString: the token events' string encoder round-trips
+// through encoding/json, including the characters JSON must escape.
+func TestAppendJSONString(t *testing.T) {
+	rapid.Check(t, func(t *rapid.T) {
+		s := rapid.String().Draw(t, "s")
+		var back string
+		if err := json.Unmarshal(appendJSONString(nil, s), &back); err != nil {
+			t.Fatalf("%q: %v", s, err)
+		}
+		if utf8.ValidString(s) && back != s {
+			t.Fatalf("%q came back as %q", s, back)
 		}
 	})
 }

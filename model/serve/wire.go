@@ -1,6 +1,7 @@
 package serve
 
 import (
+	"bytes"
 	"encoding/json"
 	"net/http"
 	"time"
@@ -44,6 +45,7 @@ type sse struct {
 	rc      *http.ResponseController
 	timeout time.Duration
 	err     error
+	buf     []byte
 }
 
 func (s *sse) event(name string, v any) {
@@ -61,6 +63,66 @@ func (s *sse) event(name string, v any) {
 	if s.err == nil {
 		_, s.err = s.w.Write(append(append([]byte("data: "), b...), '\n', '\n'))
 	}
+}
+
+// template is an event rendered once around a placeholder, so that a
+// token's event costs an append, not a JSON encoding of the whole event.
+type template struct {
+	name      string
+	pre, post []byte
+}
+
+const placeholder = `\u0000token\u0000`
+
+// newTemplate renders v, whose one string field holds placeholderValue.
+func newTemplate(name string, v any) *template {
+	b, err := json.Marshal(v)
+	if err != nil {
+		return nil
+	}
+	i := bytes.Index(b, []byte(placeholder))
+	if i < 0 {
+		return nil
+	}
+	return &template{name: name, pre: b[:i-1], post: b[i+len(placeholder)+1:]}
+}
+
+const placeholderValue = "\x00token\x00"
+
+// fill writes the template's event with text in place of the placeholder.
+func (s *sse) fill(t *template, text string) {
+	if s.err != nil {
+		return
+	}
+	buf := s.buf[:0]
+	if t.name != "" {
+		buf = append(append(append(buf, "event: "...), t.name...), '\n')
+	}
+	buf = append(append(buf, "data: "...), t.pre...)
+	buf = appendJSONString(buf, text)
+	buf = append(append(buf, t.post...), '\n', '\n')
+	s.buf = buf
+	_, s.err = s.w.Write(buf)
+}
+
+// appendJSONString appends s as a JSON string.
+func appendJSONString(b []byte, s string) []byte {
+	const hex = "0123456789abcdef"
+	b = append(b, '"')
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		switch {
+		case c == '"' || c == '\\':
+			b = append(b, '\\', c)
+		case c == '\n':
+			b = append(b, '\\', 'n')
+		case c < 0x20 || c == '<' || c == '>' || c == '&':
+			b = append(b, '\\', 'u', '0', '0', hex[c>>4], hex[c&15])
+		default:
+			b = append(b, c)
+		}
+	}
+	return append(b, '"')
 }
 
 func (s *sse) raw(line string) {
@@ -106,6 +168,7 @@ func shapeOf(api API, includeUsage bool) shape {
 
 type chatShape struct {
 	includeUsage bool
+	tmpl         *template
 }
 
 type chatUsage struct {
@@ -159,7 +222,10 @@ func (c *chatShape) begin(s *sse, a *answer, _ *model.LiveStart, _ int) {
 }
 
 func (c *chatShape) delta(s *sse, a *answer, text string) {
-	s.event("", c.chunk(a, map[string]any{"content": text}, nil))
+	if c.tmpl == nil {
+		c.tmpl = newTemplate("", c.chunk(a, map[string]any{"content": placeholderValue}, nil))
+	}
+	s.fill(c.tmpl, text)
 }
 
 func (c *chatShape) end(s *sse, a *answer, u *model.LiveUsage) {
@@ -249,8 +315,21 @@ func (r *responsesShape) begin(s *sse, a *answer, _ *model.LiveStart, _ int) {
 	r.ev(s, "response.content_part.added", map[string]any{"item_id": "msg_" + a.id[5:], "output_index": 0, "content_index": 0, "part": r.part("")})
 }
 
+// responsesDelta is a text delta event (a struct: it is the hot path).
+type responsesDelta struct {
+	Type           string `json:"type"`
+	SequenceNumber int    `json:"sequence_number"`
+	ItemID         string `json:"item_id"`
+	OutputIndex    int    `json:"output_index"`
+	ContentIndex   int    `json:"content_index"`
+	Delta          string `json:"delta"`
+	Logprobs       []any  `json:"logprobs"`
+}
+
 func (r *responsesShape) delta(s *sse, a *answer, text string) {
-	r.ev(s, "response.output_text.delta", map[string]any{"item_id": "msg_" + a.id[5:], "output_index": 0, "content_index": 0, "delta": text, "logprobs": []any{}})
+	s.event("response.output_text.delta", &responsesDelta{Type: "response.output_text.delta", SequenceNumber: r.seq,
+		ItemID: "msg_" + a.id[5:], Delta: text, Logprobs: []any{}})
+	r.seq++
 }
 
 func (r *responsesShape) end(s *sse, a *answer, u *model.LiveUsage) {
@@ -283,7 +362,9 @@ func (r *responsesShape) streamError(s *sse, a *answer, kind, code, msg string) 
 
 // Anthropic Messages.
 
-type messagesShape struct{}
+type messagesShape struct {
+	tmpl *template
+}
 
 func messagesUsage(input, output, read, write int) map[string]any {
 	return map[string]any{"input_tokens": input - read - write, "output_tokens": output,
@@ -320,7 +401,10 @@ func (m *messagesShape) begin(s *sse, a *answer, st *model.LiveStart, input int)
 }
 
 func (m *messagesShape) delta(s *sse, _ *answer, text string) {
-	s.event("content_block_delta", map[string]any{"type": "content_block_delta", "index": 0, "delta": map[string]any{"type": "text_delta", "text": text}})
+	if m.tmpl == nil {
+		m.tmpl = newTemplate("content_block_delta", map[string]any{"type": "content_block_delta", "index": 0, "delta": map[string]any{"type": "text_delta", "text": placeholderValue}})
+	}
+	s.fill(m.tmpl, text)
 }
 
 func (m *messagesShape) end(s *sse, a *answer, u *model.LiveUsage) {
