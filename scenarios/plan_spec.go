@@ -1,10 +1,14 @@
 package scenarios
 
 import (
+	"bytes"
+	"errors"
 	"fmt"
 	"math"
 	"sort"
 	"strings"
+
+	"github.com/BurntSushi/toml"
 
 	"github.com/headroom-sim/headroom/workloads"
 )
@@ -85,8 +89,8 @@ type PlanSpec struct {
 // Objectives is one objective or a list of them.
 type Objectives []string
 
-// UnmarshalTOML takes "min_cost" or ["min_cost", "max_load"].
-func (o *Objectives) UnmarshalTOML(v any) error {
+// DecodeScalar takes "min_cost" or ["min_cost", "max_load"].
+func (o *Objectives) DecodeScalar(v any) error {
 	switch x := v.(type) {
 	case string:
 		*o = Objectives{x}
@@ -140,8 +144,8 @@ type PlanKnob struct {
 	Name   string   `toml:"name"`
 	Key    string   `toml:"key"`
 	Scale  []string `toml:"scale"`
-	Range  string   `toml:"range"`
-	Values []any    `toml:"values"`
+	Range  string     `toml:"range"`
+	Values KnobValues `toml:"values"`
 	// Prices are fixed prices per value (of range or values), charged as
 	// Per says; an option carries its own.
 	Prices  []float64    `toml:"prices"`
@@ -150,6 +154,26 @@ type PlanKnob struct {
 	// Monotone says a later value never makes a constraint worse
 	// (default: true for replicas, rate limits and scale, else false).
 	Monotone *bool `toml:"monotone"`
+}
+
+// KnobValues are a knob's candidate values, any TOML values.
+type KnobValues []any
+
+// DecodeScalar takes an array of values.
+func (k *KnobValues) DecodeScalar(v any) error {
+	switch x := v.(type) {
+	case []any:
+		*k = append(KnobValues{}, x...)
+	case []map[string]any:
+		out := KnobValues{}
+		for _, m := range x {
+			out = append(out, m)
+		}
+		*k = out
+	default:
+		return &workloads.FieldError{Msg: fmt.Sprintf("expected an array of values, got %T", v)}
+	}
+	return nil
 }
 
 // PlanOption is one named choice of a knob: the keys it sets and its
@@ -172,7 +196,7 @@ func (s *Scenario) HasPlan() bool { return s.Plan != nil }
 // PlanError locates a problem of the [plan] table at path, a canonical
 // key path such as "plan.knob[0].range", by its line in the file.
 func (s *Scenario) PlanError(path, msg string) error {
-	return Locate(s.file, s.ix, s, path, msg)
+	return s.locate(path, msg, s.tree, nil)
 }
 
 // ParseKnobRange expands a knob's range "A..B" or "A..B+S" (numbers may
@@ -239,7 +263,7 @@ func ParseKnobRange(spec string) ([]any, error) {
 // range, targets, and each knob's kind and values. Whether knob keys exist
 // and take their values is checked when the plan is compiled, against the
 // scenario (scenarios/plan).
-func (s *Scenario) validatePlan() error {
+func (s *Scenario) validatePlan(loc func(path, msg string) error) error {
 	p := s.Plan
 	if p == nil {
 		return nil
@@ -251,19 +275,19 @@ func (s *Scenario) validatePlan() error {
 			at = fmt.Sprintf("plan.objective[%d]", i)
 		}
 		if o != ObjectiveMinCost && o != ObjectiveMaxLoad {
-			return s.locate(at, fmt.Sprintf("unknown objective %q; allowed: %s, %s", o, ObjectiveMinCost, ObjectiveMaxLoad))
+			return loc(at, fmt.Sprintf("unknown objective %q; allowed: %s, %s", o, ObjectiveMinCost, ObjectiveMaxLoad))
 		}
 		if seen[o] {
-			return s.locate(at, fmt.Sprintf("objective %q given twice", o))
+			return loc(at, fmt.Sprintf("objective %q given twice", o))
 		}
 		seen[o] = true
 	}
 	if len(p.Objective) == 0 && p.Objective != nil {
-		return s.locate("plan.objective", fmt.Sprintf("no objective; give %q, %q or both", ObjectiveMinCost, ObjectiveMaxLoad))
+		return loc("plan.objective", fmt.Sprintf("no objective; give %q, %q or both", ObjectiveMinCost, ObjectiveMaxLoad))
 	}
 	share := func(key string, v *float64, what string) error {
 		if v != nil && !(*v >= 0 && *v <= 1) {
-			return s.locate(key, fmt.Sprintf("%s, a share from 0 to 1 (0.99 is 99%%), got %v", what, *v))
+			return loc(key, fmt.Sprintf("%s, a share from 0 to 1 (0.99 is 99%%), got %v", what, *v))
 		}
 		return nil
 	}
@@ -277,12 +301,12 @@ func (s *Scenario) validatePlan() error {
 		return err
 	}
 	if p.Screen != nil && !(*p.Screen >= 0 && *p.Screen <= 100) {
-		return s.locate("plan.screen", fmt.Sprintf("must be a share from 0 (off) to 100, such as 0.5, got %v", *p.Screen))
+		return loc("plan.screen", fmt.Sprintf("must be a share from 0 (off) to 100, such as 0.5, got %v", *p.Screen))
 	}
 	if p.Window != "" && p.Window != "interval" && p.Window != "none" {
 		d, err := workloads.ParseDuration(p.Window)
 		if err != nil || d <= 0 {
-			return s.locate("plan.window", fmt.Sprintf(`must be a duration > 0 such as "1h", "interval" for the scenario's interval, or "none" (the whole run only); got %q`, p.Window))
+			return loc("plan.window", fmt.Sprintf(`must be a duration > 0 such as "1h", "interval" for the scenario's interval, or "none" (the whole run only); got %q`, p.Window))
 		}
 	}
 	checks := []struct {
@@ -302,11 +326,11 @@ func (s *Scenario) validatePlan() error {
 	}
 	for _, c := range checks {
 		if !c.ok {
-			return s.locate(c.key, fmt.Sprintf("must be %s, got %v", c.allowed, c.got))
+			return loc(c.key, fmt.Sprintf("must be %s, got %v", c.allowed, c.got))
 		}
 	}
 	if p.Recheck > 0 && p.Recheck < p.replications() {
-		return s.locate("plan.recheck", fmt.Sprintf("re-checks the winner with more replications than the search's %d, got %d", p.replications(), p.Recheck))
+		return loc("plan.recheck", fmt.Sprintf("re-checks the winner with more replications than the search's %d, got %d", p.replications(), p.Recheck))
 	}
 	wl := map[string]bool{}
 	var names []string
@@ -318,34 +342,34 @@ func (s *Scenario) validatePlan() error {
 		at := fmt.Sprintf("plan.target[%d]", i)
 		switch {
 		case t.Workload != "" && !wl[t.Workload]:
-			return s.locate(at+".workload", fmt.Sprintf("no workload named %q; have: %s", t.Workload, strings.Join(names, ", ")))
+			return loc(at+".workload", fmt.Sprintf("no workload named %q; have: %s", t.Workload, strings.Join(names, ", ")))
 		case !oneOfStrings(t.Metric, "ttft", "e2e", "tpot", "queue_wait"):
-			return s.locate(at+".metric", fmt.Sprintf("must be ttft, e2e, tpot or queue_wait, got %q", t.Metric))
+			return loc(at+".metric", fmt.Sprintf("must be ttft, e2e, tpot or queue_wait, got %q", t.Metric))
 		case !(t.Percentile == 0 || t.Percentile == 50 || t.Percentile == 90 || t.Percentile == 95 || t.Percentile == 99):
-			return s.locate(at+".percentile", fmt.Sprintf("must be 50, 90, 95 or 99 (the percentiles results carry), got %v", t.Percentile))
+			return loc(at+".percentile", fmt.Sprintf("must be 50, 90, 95 or 99 (the percentiles results carry), got %v", t.Percentile))
 		case t.Mean && t.Percentile != 0:
-			return s.locate(at+".mean", "a target is a percentile or the mean, not both; leave out percentile or mean")
+			return loc(at+".mean", "a target is a percentile or the mean, not both; leave out percentile or mean")
 		case !(t.Max > 0):
-			return s.locate(at+".max", fmt.Sprintf("must be a duration > 0 such as \"2s\", got %v", float64(t.Max)))
+			return loc(at+".max", fmt.Sprintf("must be a duration > 0 such as \"2s\", got %v", float64(t.Max)))
 		}
 	}
 	if len(p.Knobs) > MaxPlanKnobs {
-		return s.locate("plan.knob", fmt.Sprintf("at most %d knobs, got %d", MaxPlanKnobs, len(p.Knobs)))
+		return loc("plan.knob", fmt.Sprintf("at most %d knobs, got %d", MaxPlanKnobs, len(p.Knobs)))
 	}
 	knobNames := map[string]bool{}
 	total := 1.0
 	for i := range p.Knobs {
-		n, err := s.validateKnob(i)
+		n, err := s.validateKnob(i, loc)
 		if err != nil {
 			return err
 		}
 		name := p.Knobs[i].DisplayName()
 		if knobNames[name] {
-			return s.locate(fmt.Sprintf("plan.knob[%d]", i), fmt.Sprintf("two knobs named %q; give each a name", name))
+			return loc(fmt.Sprintf("plan.knob[%d]", i), fmt.Sprintf("two knobs named %q; give each a name", name))
 		}
 		knobNames[name] = true
 		if total *= float64(n); total > MaxPlanCandidates {
-			return s.locate(fmt.Sprintf("plan.knob[%d]", i), fmt.Sprintf("the knobs give more than %d candidates; use coarser steps", MaxPlanCandidates))
+			return loc(fmt.Sprintf("plan.knob[%d]", i), fmt.Sprintf("the knobs give more than %d candidates; use coarser steps", MaxPlanCandidates))
 		}
 	}
 	return nil
@@ -378,7 +402,7 @@ func (k *PlanKnob) DisplayName() string {
 }
 
 // validateKnob checks knob i's shape and returns how many values it has.
-func (s *Scenario) validateKnob(i int) (int, error) {
+func (s *Scenario) validateKnob(i int, loc func(path, msg string) error) (int, error) {
 	k := &s.Plan.Knobs[i]
 	at := fmt.Sprintf("plan.knob[%d]", i)
 	kinds := 0
@@ -388,36 +412,36 @@ func (s *Scenario) validateKnob(i int) (int, error) {
 		}
 	}
 	if kinds != 1 {
-		return 0, s.locate(at, "a knob has one of: key (with range or values), scale (keys, with range or values of factors), or [[plan.knob.option]] tables")
+		return 0, loc(at, "a knob has one of: key (with range or values), scale (keys, with range or values of factors), or [[plan.knob.option]] tables")
 	}
 	badKey := func(where, key string) error {
 		for _, pre := range []string{"plan", "variant"} {
 			if key == pre || strings.HasPrefix(key, pre+".") || strings.HasPrefix(key, pre+"[") {
-				return s.locate(where, fmt.Sprintf("%q: a knob cannot change the %s tables", key, pre))
+				return loc(where, fmt.Sprintf("%q: a knob cannot change the %s tables", key, pre))
 			}
 		}
 		if _, err := parsePath(key); err != nil {
-			return s.locate(where, fmt.Sprintf("%q: %v", key, err))
+			return loc(where, fmt.Sprintf("%q: %v", key, err))
 		}
 		return nil
 	}
 	if len(k.Options) > 0 {
 		if k.Range != "" || k.Values != nil || k.Prices != nil || k.Per != "" {
-			return 0, s.locate(at, "a knob with options takes no range, values, prices or per: each option sets its own keys and price")
+			return 0, loc(at, "a knob with options takes no range, values, prices or per: each option sets its own keys and price")
 		}
 		names := map[string]bool{}
 		for j, o := range k.Options {
 			oat := fmt.Sprintf("%s.option[%d]", at, j)
 			switch {
 			case o.Name == "":
-				return 0, s.locate(oat+".name", "every option needs a name")
+				return 0, loc(oat+".name", "every option needs a name")
 			case names[o.Name]:
-				return 0, s.locate(oat+".name", fmt.Sprintf("option %q given twice", o.Name))
+				return 0, loc(oat+".name", fmt.Sprintf("option %q given twice", o.Name))
 			case !(o.Price >= 0) || math.IsInf(o.Price, 0):
-				return 0, s.locate(oat+".price", fmt.Sprintf("must be a finite number of USD >= 0, got %v", o.Price))
+				return 0, loc(oat+".price", fmt.Sprintf("must be a finite number of USD >= 0, got %v", o.Price))
 			}
 			if _, ok := PricePeriods[o.Per]; !ok && o.Per != "" {
-				return 0, s.locate(oat+".per", fmt.Sprintf("must be hour, day, month (default, 730 hours), year or horizon, got %q", o.Per))
+				return 0, loc(oat+".per", fmt.Sprintf("must be hour, day, month (default, 730 hours), year or horizon, got %q", o.Per))
 			}
 			names[o.Name] = true
 			for _, key := range optionKeys(o.Set) {
@@ -443,49 +467,49 @@ func (s *Scenario) validateKnob(i int) (int, error) {
 	var vals []any
 	switch {
 	case k.Range != "" && k.Values != nil:
-		return 0, s.locate(at, "give range or values, not both")
+		return 0, loc(at, "give range or values, not both")
 	case k.Range != "":
 		var err error
 		if vals, err = ParseKnobRange(k.Range); err != nil {
-			return 0, s.locate(at+".range", err.Error())
+			return 0, loc(at+".range", err.Error())
 		}
 	case k.Values != nil:
 		vals = k.Values
 		if len(vals) == 0 {
-			return 0, s.locate(at+".values", "no values: list at least one")
+			return 0, loc(at+".values", "no values: list at least one")
 		}
 		if len(vals) > MaxKnobValues {
-			return 0, s.locate(at+".values", fmt.Sprintf("at most %d values", MaxKnobValues))
+			return 0, loc(at+".values", fmt.Sprintf("at most %d values", MaxKnobValues))
 		}
 		seen := map[string]bool{}
 		for j, v := range vals {
 			t := fmt.Sprintf("%#v", v)
 			if seen[t] {
-				return 0, s.locate(fmt.Sprintf("%s.values[%d]", at, j), fmt.Sprintf("value %v given twice", v))
+				return 0, loc(fmt.Sprintf("%s.values[%d]", at, j), fmt.Sprintf("value %v given twice", v))
 			}
 			seen[t] = true
 		}
 	default:
-		return 0, s.locate(at, "needs range = \"A..B\" or values = [...]")
+		return 0, loc(at, "needs range = \"A..B\" or values = [...]")
 	}
 	if len(k.Scale) > 0 {
 		for j, v := range vals {
 			f := toFloat(v)
 			if !(f > 0) || math.IsInf(f, 0) {
-				return 0, s.locate(at, fmt.Sprintf("scale factors must be numbers > 0, value %d is %v", j+1, v))
+				return 0, loc(at, fmt.Sprintf("scale factors must be numbers > 0, value %d is %v", j+1, v))
 			}
 		}
 	}
 	if k.Prices != nil && len(k.Prices) != len(vals) {
-		return 0, s.locate(at+".prices", fmt.Sprintf("one price per value: %d values, %d prices", len(vals), len(k.Prices)))
+		return 0, loc(at+".prices", fmt.Sprintf("one price per value: %d values, %d prices", len(vals), len(k.Prices)))
 	}
 	for j, p := range k.Prices {
 		if !(p >= 0) || math.IsInf(p, 0) {
-			return 0, s.locate(fmt.Sprintf("%s.prices[%d]", at, j), fmt.Sprintf("must be a finite number of USD >= 0, got %v", p))
+			return 0, loc(fmt.Sprintf("%s.prices[%d]", at, j), fmt.Sprintf("must be a finite number of USD >= 0, got %v", p))
 		}
 	}
 	if _, ok := PricePeriods[k.Per]; !ok && k.Per != "" {
-		return 0, s.locate(at+".per", fmt.Sprintf("must be hour, day, month (default, 730 hours), year or horizon, got %q", k.Per))
+		return 0, loc(at+".per", fmt.Sprintf("must be hour, day, month (default, 730 hours), year or horizon, got %q", k.Per))
 	}
 	return len(vals), nil
 }
@@ -523,15 +547,74 @@ func (s *Scenario) PlanWith(overrides []Override) (*PlanSpec, error) {
 	if len(ov) == 0 {
 		return s.Plan, nil
 	}
-	c, err := s.clone()
+	edits := setEdits(ov)
+	_, d, err := s.derive("", edits)
 	if err != nil {
 		return nil, err
 	}
-	if err := c.apply(ov, -1); err != nil {
+	for i := range edits {
+		_, edits[i].canon, _ = setPath(s.tree, edits[i].path, edits[i].value, false)
+	}
+	if err := d.validatePlan(func(path, msg string) error { return s.locate(path, msg, d.tree, edits) }); err != nil {
 		return nil, err
 	}
-	if err := c.validatePlan(); err != nil {
-		return nil, c.overrideError(err, -1, nil, ov)
+	return d.Plan, nil
+}
+
+// Resolve returns a key path's canonical form (element names resolved to
+// indices: cluster.h100.replicas is cluster[0].replicas) and the value the
+// file gives it (nil when the file leaves it to its default).
+func (s *Scenario) Resolve(path string) (canon string, value any, err error) {
+	steps, err := parsePath(path)
+	if err != nil {
+		return "", nil, err
 	}
-	return c.Plan, nil
+	var node any = s.tree
+	var at []step
+	for _, st := range steps {
+		if elems, ok := arrayOf(node); ok {
+			i, msg := pick(s.tree, elems, st, at, true)
+			if msg != "" {
+				return "", nil, errors.New(msg)
+			}
+			at, node = appendStep(at, idxStep(i)), elems[i]
+			continue
+		}
+		if st.isIdx {
+			return "", nil, fmt.Errorf("%s is not an array", displaySteps(at, s.tree))
+		}
+		at = appendStep(at, keyStep(st.key))
+		if m, ok := node.(map[string]any); ok {
+			node = m[st.key]
+		} else {
+			node = nil
+		}
+	}
+	return formatPath(at), node, nil
+}
+
+// TOML writes the scenario with overrides applied, as a TOML document that
+// loads and runs as it is, without the top-level tables named in drop. The
+// file's comments and layout are not kept: the tree is encoded anew.
+func (s *Scenario) TOML(overrides []Override, drop ...string) ([]byte, error) {
+	tree := s.tree
+	for _, o := range overrides {
+		t, _, msg := setPath(tree, o.Path, o.Value, false)
+		if msg != "" {
+			return nil, &Error{File: s.file, Key: o.Path, Msg: msg}
+		}
+		tree = t
+	}
+	out := make(map[string]any, len(tree))
+	for k, v := range tree {
+		out[k] = v
+	}
+	for _, k := range drop {
+		delete(out, k)
+	}
+	var b bytes.Buffer
+	if err := toml.NewEncoder(&b).Encode(out); err != nil {
+		return nil, fmt.Errorf("%s: encode: %w", s.file, err)
+	}
+	return b.Bytes(), nil
 }

@@ -78,7 +78,7 @@ func WriteDecision(w io.Writer, d *report.Decision, o Options) error {
 		if slos == nil {
 			slos = d.SLOs
 		}
-		run, err := runSections(doc.Variants, slos)
+		run, err := runSections(newTimeline(doc.Variants), doc.Variants, slos)
 		if err != nil {
 			return err
 		}

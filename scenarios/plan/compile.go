@@ -225,15 +225,15 @@ func (pr *Problem) compileKnob(i int) (Knob, error) {
 			k.Kind = "scale"
 			keys = spec.Scale
 			for j, key := range keys {
-				v, err := scenarios.Get(sc, key)
+				_, v, err := sc.Resolve(key)
 				f, ok := number(v)
 				switch {
 				case err != nil:
 					return k, sc.PlanError(fmt.Sprintf("%s.scale[%d]", at, j), fmt.Sprintf("%q: %s", key, errMsg(err)))
+				case v == nil || ok && f == 0:
+					return k, sc.PlanError(fmt.Sprintf("%s.scale[%d]", at, j), fmt.Sprintf("%q is not set in the scenario, so there is nothing to scale; set it, or make it a knob of its own", key))
 				case !ok:
 					return k, sc.PlanError(fmt.Sprintf("%s.scale[%d]", at, j), fmt.Sprintf("%q is not a number (%v), so it cannot be scaled", key, v))
-				case f == 0:
-					return k, sc.PlanError(fmt.Sprintf("%s.scale[%d]", at, j), fmt.Sprintf("%q is not set in the scenario (0), so there is nothing to scale; set it, or make it a knob of its own", key))
 				}
 				bases = append(bases, f)
 			}
@@ -349,7 +349,7 @@ func (pr *Problem) checkSwitchedOff() error {
 	for i, k := range pr.Knobs {
 		for _, set := range k.Sets {
 			for _, o := range set {
-				canon, err := scenarios.CanonicalPath(sc, o.Path)
+				canon, _, err := sc.Resolve(o.Path)
 				m := clusterKey.FindStringSubmatch(canon)
 				if err != nil || m == nil {
 					continue
