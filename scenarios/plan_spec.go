@@ -141,9 +141,9 @@ type PlanTarget struct {
 //     value in the scenario ("tier ×k" scales rpm, itpm and otpm);
 //   - option: named choices, each setting several keys at a fixed price.
 type PlanKnob struct {
-	Name   string   `toml:"name"`
-	Key    string   `toml:"key"`
-	Scale  []string `toml:"scale"`
+	Name   string     `toml:"name"`
+	Key    string     `toml:"key"`
+	Scale  []string   `toml:"scale"`
 	Range  string     `toml:"range"`
 	Values KnobValues `toml:"values"`
 	// Prices are fixed prices per value (of range or values), charged as
