@@ -228,7 +228,11 @@ type SearchSummary struct {
 	// holds, or not buildable.
 	ImpliedFail int `json:"implied_fail"`
 	PrunedCost  int `json:"pruned_by_cost"`
-	Rounds      int `json:"rounds"`
+	// SameConfig counts knob settings the search asked for that give the
+	// configuration of a candidate already simulated (a replica count on a
+	// cluster an option switches off): they share its results.
+	SameConfig int `json:"same_config,omitempty"`
+	Rounds     int `json:"rounds"`
 	// ElapsedS is the wall-clock time of the search (the only field that
 	// changes between identical runs).
 	ElapsedS float64 `json:"elapsed_s"`

@@ -27,6 +27,12 @@ func WindowWords(s float64) string {
 	case 60:
 		return "minute"
 	}
+	switch {
+	case s > 0 && math.Mod(s, 3600) == 0:
+		return fmt.Sprintf("%.0f-hour window", s/3600)
+	case s > 0 && s < 3600 && math.Mod(s, 60) == 0:
+		return fmt.Sprintf("%.0f-minute window", s/60)
+	}
 	return Seconds(s) + " window"
 }
 
@@ -98,6 +104,8 @@ func trimNum(v float64) string { return strings.TrimSuffix(fmt.Sprintf("%g", v),
 func Percent(v float64) string {
 	p := 100 * v
 	switch {
+	case p > 99 && p < 100:
+		return strings.TrimRight(strings.TrimRight(fmt.Sprintf("%.2f", math.Min(p, 99.99)), "0"), ".") + "%"
 	case p == math.Trunc(p):
 		return fmt.Sprintf("%.0f%%", p)
 	case math.Abs(p) >= 10:
@@ -233,7 +241,7 @@ func Bottleneck(r *model.Results) string {
 	for _, b := range r.Backends {
 		for _, l := range b.Limits {
 			if l.Rejected > 0 && (first == nil || l.FirstRejectS < first.at) {
-				first = &cand{l.FirstRejectS, fmt.Sprintf("%s %s limit %s", b.Name, strings.ToUpper(l.Dimension), limitNumber(l.Limit))}
+				first = &cand{l.FirstRejectS, fmt.Sprintf("%s's %s limit of %s refuses requests", b.Name, strings.ToUpper(l.Dimension), limitNumber(l.Limit))}
 			}
 		}
 	}
@@ -257,12 +265,12 @@ func Bottleneck(r *model.Results) string {
 		}
 		switch {
 		case c.Preemptions > 0:
-			return fmt.Sprintf("%s KV-cache memory (%s preemptions, KV up to %s full)", b.Name, Count(c.Preemptions), Percent(math.Round(peakKV*100)/100))
+			return fmt.Sprintf("%s's KV-cache memory runs out: %s preemptions, KV up to %s full", b.Name, Count(c.Preemptions), Percent(math.Round(peakKV*100)/100))
 		case c.MaxNumSeqs > 0 && c.PeakBatch >= float64(c.MaxNumSeqs):
-			return fmt.Sprintf("%s batch slots (max_num_seqs %d full)", b.Name, c.MaxNumSeqs)
+			return fmt.Sprintf("%s's batches are full: max_num_seqs %d running per replica", b.Name, c.MaxNumSeqs)
 		case peakUtil > bestUse:
 			bestUse = peakUtil
-			best = fmt.Sprintf("%s GPU time (busy %s of the peak interval)", b.Name, Percent(math.Round(peakUtil*100)/100))
+			best = fmt.Sprintf("%s's GPUs are busy %s of the peak interval", b.Name, Percent(math.Round(peakUtil*100)/100))
 		}
 	}
 	if best != "" {
@@ -272,12 +280,12 @@ func Bottleneck(r *model.Results) string {
 		for _, t := range g.Tenants {
 			for k, v := range t.Rejected {
 				if v > 0 {
-					return fmt.Sprintf("the gateway's %s for tenant %s", k, t.Name)
+					return fmt.Sprintf("the gateway refuses tenant %s (%s)", t.Name, k)
 				}
 			}
 		}
 	}
-	return "client queues (no backend refused a request)"
+	return "requests wait in the clients' queues (no backend refused one)"
 }
 
 // limitNumber prints a limit as the verdicts do: 800k, 2M.
@@ -381,7 +389,7 @@ func breakText(d *Decision, g *Growth) string {
 		s += " at " + g.BreakClock
 	}
 	if g.Bottleneck != "" {
-		s += " (" + g.Bottleneck + ")"
+		s += ", where " + g.Bottleneck
 	}
 	return s
 }
@@ -462,7 +470,7 @@ func WriteDecisionTerminal(w io.Writer, d *Decision) error {
 		case !g.Holds:
 			fmt.Fprintf(w, "Growth (%s): fails even at %s the demand; %d evaluations%s.\n", g.Of, factorText(g.Factor), g.Evaluations, breakText(d, g))
 		default:
-			fmt.Fprintf(w, "Growth (%s): every workload's demand can grow %s (holds at %.3g×, fails at %.3g×); %d evaluations%s.\n",
+			fmt.Fprintf(w, "Growth (%s): every workload's demand can grow %s (holds at %.4g×, fails at %.4g×); %d evaluations%s.\n",
 				g.Of, factorText(g.Factor), g.Factor, g.Upper, g.Evaluations, breakText(d, g))
 		}
 	}
@@ -474,6 +482,9 @@ func WriteDecisionTerminal(w io.Writer, d *Decision) error {
 			fmt.Fprintf(w, " (an exhaustive search runs %s: this is %s)", Count(int64(s.Exhaustive)), Percent(math.Round(1000*float64(s.Simulations)/float64(s.Exhaustive))/1000))
 		}
 		fmt.Fprintf(w, "; not simulated: %s implied to fail by a monotone knob, %s ruled out by fixed and GPU cost alone", Count(int64(s.ImpliedFail)), Count(int64(s.PrunedCost)))
+		if s.SameConfig > 0 {
+			fmt.Fprintf(w, ", %s the same configuration as one simulated", Count(int64(s.SameConfig)))
+		}
 		if s.GrowthSimulations > 0 {
 			fmt.Fprintf(w, "; growth: %s simulations", Count(int64(s.GrowthSimulations)))
 		}

@@ -20,7 +20,7 @@ import (
 
 // defaultPlanExample is the example headroom plan answers without an
 // argument.
-const defaultPlanExample = "salespeople-plan"
+const defaultPlanExample = "hybrid-plan"
 
 const planUsage = `Usage: headroom plan [FILE|EXAMPLE] [flags]
 

@@ -137,6 +137,7 @@ func MergeDecisions(parts []*DecisionPart, names []string) (*report.Decision, er
 		s.GrowthSimulations += d.Search.GrowthSimulations
 		s.ImpliedFail += d.Search.ImpliedFail
 		s.PrunedCost += d.Search.PrunedCost
+		s.SameConfig += d.Search.SameConfig
 		s.Rounds = max(s.Rounds, d.Search.Rounds)
 		s.ElapsedS = math.Max(s.ElapsedS, d.Search.ElapsedS)
 		for _, n := range d.Notes {

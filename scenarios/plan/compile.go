@@ -39,6 +39,7 @@ type Knob struct {
 	Sets     [][]scenarios.Override
 	Fixed    []float64
 	Monotone bool
+	where    []string // each value's place in the file, for errors
 }
 
 // Constraint is one constraint in one scope (the whole run or the worst
@@ -122,6 +123,9 @@ func Compile(sc *scenarios.Scenario, sets []scenarios.Override) (*Problem, error
 			return nil, err
 		}
 		pr.Knobs = append(pr.Knobs, k)
+	}
+	if err := pr.checkValues(); err != nil {
+		return nil, err
 	}
 	if err := pr.checkSwitchedOff(); err != nil {
 		return nil, err
@@ -276,25 +280,62 @@ func (pr *Problem) compileKnob(i int) (Knob, error) {
 			}
 		}
 	}
-	// Each value on its own must fit its keys: a key that does not exist
-	// or a value it cannot take is bad input. Problems only a combination
-	// of knobs causes are left to the candidates.
-	for _, j := range spread(len(k.Sets), 64) {
-		_, err := sc.Config(append(append([]scenarios.Override(nil), pr.sets...), k.Sets[j]...))
-		if err == nil {
-			continue
+	k.where = where
+	return k, nil
+}
+
+// checkValues checks that each knob value fits its keys: a key that does
+// not exist or a value it cannot take is bad input. A value counts as bad
+// only when it fails on its own, with every other knob at its first value
+// and with every other knob at its last: problems that only some
+// combinations of knobs cause (a route to a cluster another knob switches
+// on) are left to the candidates, which report them.
+func (pr *Problem) checkValues() error {
+	sc := pr.sc
+	contexts := [][]scenarios.Override{nil, nil, nil}
+	for c := 1; c < 3; c++ {
+		for _, k := range pr.Knobs {
+			v := 0
+			if c == 2 {
+				v = len(k.Sets) - 1
+			}
+			contexts[c] = append(contexts[c], k.Sets[v]...)
 		}
-		var e *scenarios.Error
-		if !errors.As(err, &e) {
-			return k, err
-		}
-		for _, o := range k.Sets[j] {
-			if e.Key == "--set "+o.Path {
-				return k, sc.PlanError(where[j], fmt.Sprintf("%s = %s: %s", o.Path, valueLabel(o.Value), e.Msg))
+	}
+	for i, k := range pr.Knobs {
+		for _, j := range spread(len(k.Sets), 64) {
+			var first error
+			bad := true
+			for _, ctx := range contexts {
+				ov := append(append(append([]scenarios.Override(nil), pr.sets...), ctx...), k.Sets[j]...)
+				_, err := sc.Config(ov)
+				var e *scenarios.Error
+				if err != nil && !errors.As(err, &e) {
+					return err
+				}
+				hit := false
+				if e != nil {
+					for _, o := range k.Sets[j] {
+						if e.Key == "--set "+o.Path {
+							hit = true
+							if first == nil {
+								first = sc.PlanError(k.where[j], fmt.Sprintf("%s = %s: %s", o.Path, valueLabel(o.Value), e.Msg))
+							}
+						}
+					}
+				}
+				if !hit {
+					bad = false
+					break
+				}
+			}
+			_ = i
+			if bad && first != nil {
+				return first
 			}
 		}
 	}
-	return k, nil
+	return nil
 }
 
 // monotoneKey matches keys where more never hurts: a cluster's replicas

@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"math"
+	"reflect"
 	"sync"
 
 	"github.com/headroom-sim/headroom/model"
@@ -43,11 +44,17 @@ type evaluator struct {
 	memo  map[string]*cand
 	order []*cand // in the order first evaluated
 	noted map[*cand]bool
+	// byFloor lists the candidates built, by lower bound, to find those
+	// with the same configuration.
+	byFloor map[float64][]*cand
+	// asked maps every candidate the search evaluated, by index, to what
+	// ran for it (another candidate with the same configuration, maybe).
+	asked map[int]*cand
 	sims  int
 }
 
 func newEvaluator(ctx context.Context, pr *Problem, workers int, progress func(int)) *evaluator {
-	return &evaluator{pr: pr, ctx: ctx, workers: max(workers, 1), progress: progress, memo: map[string]*cand{}, noted: map[*cand]bool{}}
+	return &evaluator{pr: pr, ctx: ctx, workers: max(workers, 1), progress: progress, memo: map[string]*cand{}, noted: map[*cand]bool{}, byFloor: map[float64][]*cand{}, asked: map[int]*cand{}}
 }
 
 // get returns the candidate for p at factor, building its configuration
@@ -65,6 +72,18 @@ func (ev *evaluator) get(p point, factor float64) *cand {
 	defer ev.mu.Unlock()
 	if old := ev.memo[key]; old != nil {
 		return old
+	}
+	// Knob settings that give the same configuration (a replica count on
+	// a cluster an option switches off) share one candidate: the first.
+	if c.invalid == "" {
+		lb := gpuFloor(c.cfg) + c.fixed
+		for _, t := range ev.byFloor[lb] {
+			if t.factor == c.factor && t.fixed == c.fixed && reflect.DeepEqual(t.cfg, c.cfg) {
+				ev.memo[key] = t
+				return t
+			}
+		}
+		ev.byFloor[lb] = append(ev.byFloor[lb], c)
 	}
 	ev.memo[key] = c
 	return c
@@ -268,6 +287,9 @@ func (ev *evaluator) eval(pts []point) ([]outcome, error) {
 	for i, p := range pts {
 		cs[i] = ev.get(p, 1)
 		ev.note(cs[i])
+		ev.mu.Lock()
+		ev.asked[ev.pr.space().index(p)] = cs[i]
+		ev.mu.Unlock()
 	}
 	if err := ev.run(cs, ev.pr.Settings.Replications); err != nil {
 		return nil, err

@@ -173,7 +173,7 @@ func (ev *evaluator) recheck(c *cand) ([]*model.Results, error) {
 
 // space is the problem's candidate space.
 func (pr *Problem) space() space {
-	sp := space{}
+	sp := space{unimodal: true}
 	for _, k := range pr.Knobs {
 		sp.sizes = append(sp.sizes, len(k.Labels))
 		sp.mono = append(sp.mono, k.Monotone)
@@ -303,8 +303,13 @@ func (pr *Problem) countSkipped(d *report.Decision, ev *evaluator, sp space, inS
 	}
 	var failed []point
 	seen := map[int]bool{}
+	for i, c := range ev.asked {
+		seen[i] = true
+		if sp.index(c.p) != i {
+			d.Search.SameConfig++
+		}
+	}
 	for _, c := range ev.order {
-		seen[sp.index(c.p)] = true
 		if !c.holds {
 			failed = append(failed, c.p)
 		}

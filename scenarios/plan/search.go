@@ -3,6 +3,7 @@ package plan
 import (
 	"fmt"
 	"math"
+	"sort"
 	"sync"
 )
 
@@ -32,6 +33,12 @@ type oracle interface {
 type space struct {
 	sizes []int
 	mono  []bool
+	// unimodal says the cost along a monotone knob, above the smallest
+	// value that holds, falls and then rises, never falls again (token
+	// savings from more capacity diminish): the scan upward stops after
+	// two rises in a row. Without it the scan goes on while the lower
+	// bound allows.
+	unimodal bool
 }
 
 // index is the candidate's position in the canonical order (the first
@@ -111,6 +118,17 @@ func searchLanes(sp space, or oracle, exclude []point, keep func(lane int) bool)
 		} else {
 			cat = append(cat, i)
 		}
+	}
+	// The monotone knob with the most values is the one searched by
+	// galloping, bisection and the cost scan; the others are walked.
+	if len(mono) > 1 {
+		big := 0
+		for i, k := range mono {
+			if sp.sizes[k] > sp.sizes[mono[big]] {
+				big = i
+			}
+		}
+		mono = append(append(append([]int(nil), mono[:big]...), mono[big+1:]...), mono[big])
 	}
 	combos := product(sp.sizes, cat)
 	co := &coordinator{sp: sp, or: or, exclude: exclude, cur: best{cost: math.Inf(1), index: math.MaxInt}}
@@ -313,12 +331,35 @@ func (l *lane) run(start best) {
 	thr := map[string]int{}
 	key := func(t []int) string { return fmt.Sprint(t) }
 	var solved [][]int
-	for _, t := range product(l.sp.sizes, rest) {
+	// Combinations in order of their lower bound, cheapest first, so that a
+	// good best is found early (ties in canonical order, which keeps every
+	// combination after those it dominates).
+	tuples := product(l.sp.sizes, rest)
+	floors := make([]float64, len(tuples))
+	for i, t := range tuples {
+		q := append(point(nil), l.base...)
+		for j, k := range rest {
+			q[k] = t[j]
+		}
+		q[last] = 0
+		floors[i] = l.co.or.lowerBound(q)
+	}
+	order := make([]int, len(tuples))
+	for i := range order {
+		order[i] = i
+	}
+	sort.SliceStable(order, func(a, b int) bool { return floors[order[a]] < floors[order[b]] })
+	for _, ti := range order {
+		t := tuples[ti]
 		if l.stop {
 			return
 		}
 		for j, k := range rest {
 			p[k] = t[j]
+		}
+		p[last] = 0
+		if l.pruned(p) {
+			continue // nothing in this combination is cheap enough
 		}
 		// Every combination at or below t in each knob that was solved
 		// bounds t's answer from above: t has at least as much of each.
@@ -385,21 +426,36 @@ func (l *lane) run(start best) {
 		floor := l.co.or.lowerBound(p)
 		p[last] = n - 1
 		flat := l.co.or.lowerBound(p) == floor
+		prev, rises := math.NaN(), 0
 		for v := up; v < n && !l.stop; v++ {
 			if v > up && flat {
 				break // the last knob adds nothing to the bound: every value above is excess
 			}
 			p[last] = v
-			if _, ok := l.seen[l.sp.index(p)]; ok {
-				continue
+			o, ok := l.seen[l.sp.index(p)]
+			if !ok {
+				if l.pruned(p) {
+					break
+				}
+				if l.excess(p, last, up, rest, t, thr, key) {
+					continue
+				}
+				o = l.eval(p)
+				l.propose(p, o)
 			}
-			if l.pruned(p) {
-				break
+			// With a unimodal cost, once it has risen it only rises: two
+			// rises in a row end the scan (one could be sampling noise).
+			if o.holds && l.sp.unimodal {
+				if o.cost > prev {
+					rises++
+				} else {
+					rises = 0
+				}
+				prev = o.cost
+				if rises >= 2 {
+					break
+				}
 			}
-			if l.excess(p, last, up, rest, t, thr, key) {
-				continue
-			}
-			l.propose(p, l.eval(p))
 		}
 	}
 }

@@ -20,6 +20,7 @@ type fakeOracle struct {
 	lbPer   []float64 // lower-bound cost per unit of each knob
 	catCost map[int]float64
 	extra   map[int]float64
+	convex  []float64 // with unimodal: a cost of convex[i]/(1+v) per monotone knob
 	mu      sync.Mutex
 	calls   int
 }
@@ -58,7 +59,15 @@ func (f *fakeOracle) eval(pts []point) ([]outcome, error) {
 	f.mu.Unlock()
 	out := make([]outcome, len(pts))
 	for i, p := range pts {
-		out[i] = outcome{holds: f.holds(p), cost: f.lowerBound(p) + f.extra[f.sp.index(p)]}
+		c := f.lowerBound(p)
+		if f.convex != nil {
+			for j, v := range p {
+				c += f.convex[j] / float64(1+v)
+			}
+		} else {
+			c += f.extra[f.sp.index(p)]
+		}
+		out[i] = outcome{holds: f.holds(p), cost: c}
 	}
 	return out, nil
 }
@@ -124,6 +133,32 @@ func TestSearchEqualsExhaustive(t *testing.T) {
 			if !reflect.DeepEqual(g2.best, w2.best) {
 				t.Fatalf("excluding %v: search %v, exhaustive %v", want.best, g2.best, w2.best)
 			}
+		}
+	})
+}
+
+// With a cost that is unimodal along every monotone knob (a lower bound
+// rising linearly plus token savings that diminish, a/(1+v)), the search
+// that stops raising a knob once its cost rises twice returns exactly the
+// exhaustive answer.
+func TestUnimodalSearchEqualsExhaustive(t *testing.T) {
+	rapid.Check(t, func(t *rapid.T) {
+		f := genOracle(t)
+		f.sp.unimodal = true
+		for _, m := range f.sp.mono {
+			a := 0.0
+			if m {
+				a = float64(rapid.IntRange(0, 40).Draw(t, "savings"))
+			}
+			f.convex = append(f.convex, a)
+		}
+		want, _ := exhaustive(f.sp, f)
+		got, err := search(f.sp, f, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !reflect.DeepEqual(got.best, want.best) || got.bestCost != want.bestCost {
+			t.Fatalf("search found %v (cost %v), exhaustive %v (cost %v)", got.best, got.bestCost, want.best, want.bestCost)
 		}
 	})
 }
