@@ -194,7 +194,7 @@ func emitDecision(d *report.Decision, o planOutputs, stdout io.Writer) error {
 	}
 	if o.writePath != "" {
 		if d.WinnerTOML == nil {
-			return fmt.Errorf("nothing holds, so there is no winning scenario to write to %s", o.writePath)
+			return fmt.Errorf("no candidate meets every constraint, so there is no winning scenario to write to %s", o.writePath)
 		}
 		if err := writeFileAtomic(o.writePath, func(w *bufio.Writer) error { _, err := w.Write(d.WinnerTOML); return err }); err != nil {
 			return err

@@ -253,10 +253,10 @@ func frontierChart(d *report.Decision) (chartView, error) {
 		charts.WithAnimation(false),
 		charts.WithTitleOpts(opts.Title{Title: "Cost against " + name, Subtitle: "every candidate simulated; the line is the feasible frontier", Left: "center"}),
 		charts.WithTooltipOpts(opts.Tooltip{Show: opts.Bool(true), Trigger: "item"}),
-		charts.WithLegendOpts(opts.Legend{Show: opts.Bool(true), Type: "scroll", Bottom: "0"}),
+		charts.WithLegendOpts(opts.Legend{Show: opts.Bool(true), Type: "plain", Bottom: "0"}),
 		charts.WithGridOpts(opts.Grid{Top: "72", Bottom: "78", Left: "64", Right: "72", ContainLabel: opts.Bool(true)}),
 		charts.WithXAxisOpts(opts.XAxis{Name: xName, Type: "value", NameLocation: "middle", NameGap: 26, Scale: opts.Bool(true)}),
-		charts.WithYAxisOpts(opts.YAxis{Name: "seconds", Type: "log"}),
+		charts.WithYAxisOpts(opts.YAxis{Name: "seconds (log scale)", Type: "log"}),
 		charts.WithToolboxOpts(opts.Toolbox{Show: opts.Bool(false)}),
 	)
 	var holds, fails, win []opts.ScatterData

@@ -1,6 +1,7 @@
 package shard
 
 import (
+	"bytes"
 	"encoding/json"
 	"fmt"
 	"io"
@@ -62,13 +63,29 @@ func ReadDecisionPart(r io.Reader, name string) (*DecisionPart, error) {
 	return &p, nil
 }
 
-// PeekSchema reads the "schema" of a JSON document.
+// PeekSchema reads the "schema" of a JSON document from its start (data
+// may be cut short after that field); "" when it has none.
 func PeekSchema(data []byte) string {
-	var head struct {
-		Schema string `json:"schema"`
+	dec := json.NewDecoder(bytes.NewReader(data))
+	if t, err := dec.Token(); err != nil || t != json.Delim('{') {
+		return ""
 	}
-	_ = json.Unmarshal(data, &head)
-	return head.Schema
+	for dec.More() {
+		k, err := dec.Token()
+		if err != nil {
+			return ""
+		}
+		if k == "schema" {
+			v, _ := dec.Token()
+			s, _ := v.(string)
+			return s
+		}
+		var skip json.RawMessage
+		if err := dec.Decode(&skip); err != nil {
+			return ""
+		}
+	}
+	return ""
 }
 
 // MergeDecisions checks that parts (read from the files names) are every
