@@ -2,13 +2,15 @@ package model
 
 import (
 	"sort"
+
+	"github.com/headroom-sim/headroom/workloads"
 )
 
 // results turns the run's accumulators into Results.
 func (s *Sim) results(interrupted bool) *Results {
 	c := &s.cfg
 	res := &Results{Scenario: c.Name, Variant: c.Variant, Seed: c.Seed, Replication: c.Replication,
-		DurationS: c.Duration, IntervalS: c.Interval, StartClock: clockString(c.StartClock), Interrupted: interrupted,
+		DurationS: c.Duration, IntervalS: c.Interval, StartClock: workloads.ClockAt(c.StartClock), Interrupted: interrupted,
 		Events: s.eng.Events()}
 	horizon := c.Duration
 	if interrupted {

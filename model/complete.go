@@ -57,5 +57,6 @@ func (s *Sim) complete(id int32, tally *tokenTally) {
 	s.ser.outputTok[iv] += tally.output
 	s.ser.cost[iv] += tally.costIn + tally.costW + tally.costR + tally.costOut
 	s.ser.latency(s.interval(r.arrival), ttft, qwait)
+	s.observeDone(id, tally)
 	s.finish(id, w)
 }

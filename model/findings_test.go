@@ -24,7 +24,7 @@ func overloadConfig(seed uint64) Config {
 		Providers: []ProviderSpec{{
 			Name:    "api",
 			Limits:  LimitsSpec{RPM: 100, ITPM: 20000, OTPM: 6000},
-			Latency: LatencySpec{TTFT: StageSpec{Base: 0.2}},
+			Latency: LatencySpec{TTFT: TTFTSpec{Base: 0.2}},
 		}},
 	}
 }

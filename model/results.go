@@ -1,5 +1,7 @@
 package model
 
+import "github.com/headroom-sim/headroom/workloads"
+
 // Results is everything one run of one scenario measured. Its JSON form is
 // the "results" part of Headroom's versioned output schema (see README).
 type Results struct {
@@ -9,7 +11,7 @@ type Results struct {
 	Replication int             `json:"replication"`
 	DurationS   float64         `json:"duration_s"`
 	IntervalS   float64         `json:"interval_s"`
-	StartClock  string          `json:"start_clock"`
+	StartClock  workloads.Clock `json:"start_clock"`
 	Interrupted bool            `json:"interrupted,omitempty"`
 	Events      uint64          `json:"events"`
 	Summary     Summary         `json:"summary"`
@@ -148,16 +150,35 @@ type BackendResult struct {
 
 // ClusterResult is what a self-hosted GPU cluster did.
 type ClusterResult struct {
-	Replicas      int    `json:"replicas"`
-	GPUs          int    `json:"gpus"`
-	GPU           string `json:"gpu"`
-	Model         string `json:"model"`
-	StepModel     string `json:"step_model"`
-	KVBlocks      int    `json:"kv_blocks_per_replica"`
-	KVBlockTokens int    `json:"kv_block_tokens"`
-	MaxNumSeqs    int    `json:"max_num_seqs"`
-	Steps         int64  `json:"steps"`
-	Preemptions   int64  `json:"preemptions"`
+	// Replicas is the replica count as written; TensorParallel the GPUs of
+	// each; GPUs = Replicas × TensorParallel. PeakReplicas and PeakGPUs are
+	// the most the cluster ever has (a schedule may add replicas).
+	Replicas       int `json:"replicas"`
+	TensorParallel int `json:"tensor_parallel"`
+	GPUs           int `json:"gpus"`
+	PeakReplicas   int `json:"peak_replicas"`
+	PeakGPUs       int `json:"peak_gpus"`
+	// GPU and Model name the hardware: catalogue names, the names given in
+	// gpu_spec/model_spec, or a catalogue name marked as modified.
+	GPU   string `json:"gpu"`
+	Model string `json:"model"`
+	// WeightDtype and KVCacheDtype are as written ("" for the checkpoint's);
+	// Scheduler is vllm or no-evict.
+	WeightDtype  string `json:"weight_dtype,omitempty"`
+	KVCacheDtype string `json:"kv_cache_dtype,omitempty"`
+	Scheduler    string `json:"scheduler"`
+	// ITL is the inter-token latency as vLLM's benchmark reports it: the
+	// gaps between consecutive tokens of a request, pooled over requests,
+	// computed from each iteration's time weighted by the sequences that
+	// decode in it (count, p50, p90, p95, p99 and max; no mean). Empty for
+	// static batches.
+	ITL           Quantiles `json:"itl"`
+	StepModel     string    `json:"step_model"`
+	KVBlocks      int       `json:"kv_blocks_per_replica"`
+	KVBlockTokens int       `json:"kv_block_tokens"`
+	MaxNumSeqs    int       `json:"max_num_seqs"`
+	Steps         int64     `json:"steps"`
+	Preemptions   int64     `json:"preemptions"`
 	// MeanBatch is the time-weighted mean of running sequences per replica;
 	// PeakBatch the largest interval maximum of the whole cluster's running
 	// sequences, per replica.
@@ -167,7 +188,8 @@ type ClusterResult struct {
 	MeanKVUse float64 `json:"mean_kv_use"`
 	// Utilization is the share of replica-time spent running iterations.
 	Utilization float64 `json:"utilization"`
-	// GPUHours are billed hours, idle included.
+	// GPUHours are billed GPU-hours (provisioned replicas × TensorParallel
+	// over time), idle included.
 	GPUHours                 float64       `json:"gpu_hours"`
 	OutputTokensPerGPUSecond float64       `json:"output_tokens_per_gpu_s"`
 	CostPerMillionTokens     float64       `json:"cost_per_million_tokens"`

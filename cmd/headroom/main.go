@@ -40,6 +40,7 @@ Usage:
   headroom run [FILE|EXAMPLE] [flags]   simulate a scenario (default: the embedded "morning-peak")
   headroom compare A.toml B.toml ...    simulate several scenarios side by side, with paired differences
   headroom sweep [FILE|EXAMPLE] [flags]  step-load levels or a grid of --param values: throughput and latency per point, knee marked
+  headroom serve [FILE|EXAMPLE] [flags] serve the scenario's tier as live OpenAI- and Anthropic-shaped endpoints
   headroom merge PART.json... [flags]   combine the part files of a sharded run, compare or sweep
   headroom calibrate FILE [flags]       fit a GPU step-time model to measurements; prints TOML to paste
   headroom catalogue                    list the built-in GPUs and models a cluster can name
@@ -91,6 +92,7 @@ func commandTable() []command {
 		{"run", cmdRun, "scenario"},
 		{"compare", cmdCompare, "toml"},
 		{"sweep", cmdSweep, "scenario"},
+		{"serve", cmdServe, "scenario"},
 		{"merge", cmdMerge, "json"},
 		{"calibrate", cmdCalibrate, "csv"},
 		{"catalogue", cmdCatalogue, ""},
