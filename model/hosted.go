@@ -10,6 +10,9 @@ func (s *Sim) send(id int32) {
 	iv := s.interval(s.eng.Now())
 	r.attempts++
 	w.stats.attempts++
+	if w.win != nil {
+		w.win.attempts[w.win.at(s.eng.Now())]++
+	}
 	if r.attempts > 1 {
 		w.stats.retries++
 		s.ser.retries[iv]++
@@ -246,6 +249,7 @@ func (s *Sim) countRejection(id int32, reason, iv int) {
 		return // its client already counted the attempt as timed out
 	}
 	w.stats.rejected[reason]++
+	s.windowRefused(w, reason)
 	if w.route != nil {
 		w.route.stats.Targets[r.tgt].Refused++
 	}

@@ -109,6 +109,7 @@ type workload struct {
 	paceTok       *tokenBucket
 	slo           [3]float64
 	stats         *groupStats
+	win           *windowStats // per-window figures (Config.Window), or nil
 }
 
 // Sim is one scenario wired for one run.
@@ -157,6 +158,9 @@ func Build(cfg Config) (*Sim, error) {
 		if err := cfg.Validate(); err != nil {
 			return nil, err
 		}
+	}
+	if err := checkWindow(cfg.Window, cfg.Duration); err != nil {
+		return nil, err
 	}
 	s := &Sim{cfg: cfg, nInt: cfg.intervals()}
 	s.ser = newSeriesStats(s.nInt)
@@ -275,6 +279,7 @@ func Build(cfg Config) (*Sim, error) {
 		}
 		w.slo = [3]float64{float64(spec.SLO.TTFT), float64(spec.SLO.TPOT), float64(spec.SLO.E2E)}
 		w.stats = newGroupStats()
+		w.win = newWindowStats(s.cfg.Window, s.cfg.Duration)
 		prefixes := spec.Tokens.Prefixes
 		if prefixes < 1 {
 			prefixes = 1
