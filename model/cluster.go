@@ -31,6 +31,11 @@ type cluster struct {
 	replicaBase int
 	stats       *backendStats
 	cs          *clusterStats
+	// the fleet: routing (cluster_routing.go), autoscaling
+	// (cluster_autoscale.go), disaggregated pools (cluster_disagg.go)
+	rt *router
+	as *autoscaler
+	pd *pdState
 }
 
 // seqState is a request's progress on a replica, kept apart from request.
@@ -303,6 +308,8 @@ type replica struct {
 	spanTries  int       // iterations seen while spans are off (spanProbe)
 	finBuf     []int32
 	joinBuf    []int32
+	tier       *kvTier // CPU tier of the KV cache (kv_tier.go), or nil
+	extraDT    float64 // CPU-tier reads charged to the iteration being planned
 }
 
 func (r *replica) load() int { return r.waiting.len() + r.waitingB.len() + len(r.running) }

@@ -126,6 +126,7 @@ func (s *Sim) clusterResult(c *cluster, horizon float64) BackendResult {
 		cr.CostPerMillionTokens = b.Cost.Total / float64(t) * 1e6
 	}
 	cr.Series = se
+	s.fleetResult(c, cr, horizon)
 	b.Cluster = cr
 	return b
 }

@@ -7,7 +7,7 @@ func (s *Sim) sendCluster(id int32, iv int) {
 	r := &s.reqs[id]
 	w := s.wls[r.wl]
 	c := w.targets[r.tgt].clus
-	rep := c.pickReplica()
+	rep := s.pickFor(c, id)
 	if rep == nil {
 		s.reject(id, rsUnavailable, 0, iv)
 		return
@@ -160,11 +160,14 @@ func (s *Sim) admitWaiting(c *cluster, rep *replica, budgetp *int, b *perf.Batch
 		r := &s.reqs[id]
 		sq := &s.seqs[id]
 		w := s.wls[r.wl]
-		shared, key := 0, int64(-1)
+		shared, key, fromCPU := 0, int64(-1), false
 		if c.spec.PrefixCaching && sq.computed == 0 {
 			key = prefixKey(r)
 			if e := rep.prefixes[key]; e != nil {
 				shared = int(e.blocks)
+			} else if rep.tier != nil {
+				shared = s.tierFetch(c, rep, key)
+				fromCPU = shared > 0
 			}
 		}
 		computed := min(shared*c.bs, int(sq.target)-1)
@@ -233,6 +236,7 @@ func (s *Sim) admitWaiting(c *cluster, rep *replica, budgetp *int, b *perf.Batch
 			sq.started = true
 			sq.cached = int32(computed)
 			r.admitted = now
+			c.countPrefix(s, id, computed, fromCPU)
 		}
 		r.state = stService
 		rep.running = append(rep.running, id)
@@ -258,7 +262,7 @@ func (s *Sim) launch(c *cluster, rep *replica, b *perf.Batch) {
 		s.idle(c, rep)
 		return
 	}
-	dt := c.step.StepTime(*b)
+	dt := c.step.StepTime(*b) + rep.takeExtra()
 	if b.Decode > 0 && !c.static {
 		c.cs.itl.AddN(dt, uint64(b.Decode))
 	}
@@ -316,6 +320,7 @@ func (s *Sim) evictPrefixes(rep *replica, need int) bool {
 			return false
 		}
 		rep.free += int(victim.blocks)
+		rep.offload(victim)
 		delete(rep.prefixes, victim.key)
 	}
 	return true

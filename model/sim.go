@@ -176,6 +176,9 @@ func Build(cfg Config) (*Sim, error) {
 		if err != nil {
 			return nil, workloads.Prefix("cluster["+itoa(i)+"]", err)
 		}
+		if err := s.initFleet(c); err != nil {
+			return nil, workloads.Prefix("cluster["+itoa(i)+"]", err)
+		}
 		c.replicaBase = len(s.reps)
 		s.reps = append(s.reps, c.replicas...)
 		c.stats = &backendStats{name: c.spec.Name}
