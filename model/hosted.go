@@ -63,7 +63,10 @@ func (s *Sim) sendTo(id int32, iv int) {
 		s.sendBatch(id, iv)
 		return
 	}
-	lm := &s.lims[id]
+	var lm *reqLimits
+	if s.needLims {
+		lm = &s.lims[id]
+	}
 	read, write := p.cacheSplit(int(r.wl), int(r.prefix), w.spec.Tokens.SharedPrefix, int(r.input), now)
 	uncached := int(r.input) - read - write
 	ok, dim, wait := true, 0, 0.0
@@ -221,6 +224,9 @@ func (s *Sim) settleLimits(id int32, t *target, output int) {
 	p := t.prov
 	now := s.eng.Now()
 	iv := s.interval(now)
+	if p.org.empty && t.key < 0 {
+		return
+	}
 	lm := &s.lims[id]
 	if !p.org.empty {
 		p.org.settle(now, &lm.orgCharge, output, &lm.orgTix)

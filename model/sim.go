@@ -3,6 +3,7 @@ package model
 import (
 	"context"
 	"errors"
+	"fmt"
 	"math"
 	"math/rand/v2"
 
@@ -102,7 +103,7 @@ type workload struct {
 	maxTok        int
 	semCap        int
 	semUsed       int
-	semQ          deque
+	waiting       arrivalQueue // arrivals waiting for a client slot
 	paceReq       *tokenBucket
 	paceTok       *tokenBucket
 	slo           [3]float64
@@ -134,6 +135,46 @@ type Sim struct {
 	live    int64
 	ser     *seriesStats
 	ran     bool
+	// needLims and needSeqs say whether request slots need their limit
+	// charges (a provider has limits) and engine state (a cluster exists).
+	needLims, needSeqs bool
+	// maxLive bounds the request records in use at once; past it the run
+	// stops with a TooManyInFlight.
+	maxLive int64
+	tooMany *TooManyInFlight
+	stopRun context.CancelFunc
+}
+
+// DefaultMaxInFlight bounds the requests one simulation holds at once
+// (issued and not ended: in service, in a backend queue, backing off or
+// pacing; those waiting for a client slot cost almost nothing and do not
+// count). A request's record is at most about 400 bytes, so the bound
+// holds a simulation's requests to about 4 GB.
+const DefaultMaxInFlight = 10_000_000
+
+// TooManyInFlight is the error of a run stopped because more requests
+// were in flight at once than its bound allows: the backends fall so far
+// behind the demand that the backlog outgrows the memory set aside.
+type TooManyInFlight struct {
+	Limit int64   // the bound
+	At    float64 // simulated time it was passed, seconds
+}
+
+func (e *TooManyInFlight) Error() string {
+	return fmt.Sprintf("more than %d requests in flight at once at t = %.0fs", e.Limit, e.At)
+}
+
+// SetMaxInFlight sets the bound on requests in flight at once (0: the
+// default, DefaultMaxInFlight; negative: no bound). Call it before Run.
+func (s *Sim) SetMaxInFlight(n int64) {
+	switch {
+	case n == 0:
+		s.maxLive = DefaultMaxInFlight
+	case n < 0:
+		s.maxLive = math.MaxInt64
+	default:
+		s.maxLive = n
+	}
 }
 
 // Build wires a validated configuration into a simulation. It applies
@@ -151,11 +192,13 @@ func Build(cfg Config) (*Sim, error) {
 	if err := cfg.Validate(); err != nil {
 		return nil, err
 	}
-	s := &Sim{cfg: cfg, nInt: cfg.intervals()}
+	s := &Sim{cfg: cfg, nInt: cfg.intervals(), maxLive: DefaultMaxInFlight}
+	s.needSeqs = len(cfg.Clusters) > 0
 	s.ser = newSeriesStats(s.nInt)
 	byName := map[string]*provider{}
 	for i := range s.cfg.Providers {
 		p := newProvider(&s.cfg.Providers[i], i, &s.cfg, len(cfg.Workloads))
+		s.needLims = s.needLims || !p.org.empty || len(p.keys) > 0
 		s.provs = append(s.provs, p)
 		byName[p.spec.Name] = p
 	}
@@ -306,10 +349,27 @@ func (s *Sim) Run(ctx context.Context) (*Results, error) {
 		return nil, errors.New("model: a Sim runs only once; Build another")
 	}
 	s.ran = true
+	ctx, cancel := s.guard(ctx)
+	defer cancel()
 	s.start()
-	err := s.eng.Run(ctx, s.cfg.Duration, s)
-	res := s.results(err != nil)
-	return res, err
+	return s.finishRun(s.eng.Run(ctx, s.cfg.Duration, s))
+}
+
+// guard derives the context a run looks at, which the model cancels itself
+// when too many requests are in flight.
+func (s *Sim) guard(ctx context.Context) (context.Context, context.CancelFunc) {
+	ctx, s.stopRun = context.WithCancel(ctx)
+	return ctx, s.stopRun
+}
+
+// finishRun returns the results of a run that ended with err: partial and
+// marked interrupted when it did not reach the horizon, with a
+// *TooManyInFlight when that is why.
+func (s *Sim) finishRun(err error) (*Results, error) {
+	if s.tooMany != nil {
+		return s.results(true), s.tooMany
+	}
+	return s.results(err != nil), err
 }
 
 func (s *Sim) start() {
@@ -416,8 +476,19 @@ func (s *Sim) alloc() int32 {
 		s.free = s.free[:n-1]
 		return id
 	}
+	if int64(len(s.reqs)) >= s.maxLive && s.tooMany == nil {
+		// Every slot is in use: this many requests are in flight at once.
+		s.tooMany = &TooManyInFlight{Limit: s.maxLive, At: s.eng.Now()}
+		if s.stopRun != nil {
+			s.stopRun()
+		}
+	}
 	s.reqs = append(s.reqs, request{})
-	s.lims = append(s.lims, reqLimits{})
-	s.seqs = append(s.seqs, seqState{})
+	if s.needLims {
+		s.lims = append(s.lims, reqLimits{})
+	}
+	if s.needSeqs {
+		s.seqs = append(s.seqs, seqState{})
+	}
 	return int32(len(s.reqs) - 1)
 }
