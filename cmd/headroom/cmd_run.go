@@ -4,7 +4,6 @@ import (
 	"bufio"
 	"fmt"
 	"io"
-	"os"
 	"path/filepath"
 	"regexp"
 	"strings"
@@ -93,7 +92,7 @@ func cmdRun(args []string, stdout, stderr io.Writer) error {
 		Replications: o.batch.replications, Summarize: fs.Changed("replications"),
 		SLOs: report.SLOsOf(cfgs[0])}
 	points := [][]model.Config{cfgs}
-	results, err := runPlan(plan, points, sh, o.workers, o.quiet, stderr)
+	results, err := runPlan(plan, points, sh, o.workers, o.quiet, o.batch.force, stderr)
 	if err != nil {
 		return err
 	}
@@ -159,28 +158,4 @@ func writeCSVs(dir string, doc *report.Document) error {
 		}
 	}
 	return nil
-}
-
-// progressPrinter returns a progress callback that redraws one line on
-// stderr, or nil when stderr is not a terminal (or when quiet).
-func progressPrinter(stderr io.Writer, quiet bool) func(float64) {
-	if quiet {
-		return nil
-	}
-	f, ok := stderr.(*os.File)
-	if !ok {
-		return nil
-	}
-	st, err := f.Stat()
-	if err != nil || st.Mode()&os.ModeCharDevice == 0 {
-		return nil
-	}
-	last := -1
-	return func(done float64) {
-		p := int(done * 100)
-		if p != last {
-			last = p
-			fmt.Fprintf(stderr, "\rsimulating… %3d%%", p)
-		}
-	}
 }
