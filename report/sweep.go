@@ -220,7 +220,7 @@ func sweepLevelText(kind string, v float64) string {
 // the knee marked "◀ knee", followed by a sentence naming the level to
 // pick. kind is "concurrency" or "rate"; title says what was swept.
 func WriteSweepTerminal(w io.Writer, title, kind string, rows []SweepRow) error {
-	fmt.Fprintf(w, "Headroom sweep · %s\n\n", title)
+	fmt.Fprintf(w, "Headroom sweep · %s\n\n", terminalLines(title))
 	if len(rows) == 0 {
 		_, err := fmt.Fprintln(w, "no levels")
 		return err

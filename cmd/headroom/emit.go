@@ -119,9 +119,10 @@ func emitHTML(o outputOptions, stdout io.Writer, write func(path string) error) 
 // sweepTitle says what was swept: scenario, what varies, time per point.
 func sweepTitle(d *report.SweepDocument, plan *report.Plan) string {
 	var b strings.Builder
-	b.WriteString(plan.Scenario.Name)
+	safe := report.TerminalSafe
+	b.WriteString(safe(plan.Scenario.Name))
 	if plan.Scenario.Description != "" {
-		b.WriteString(" — " + plan.Scenario.Description)
+		b.WriteString(" — " + safe(plan.Scenario.Description))
 	}
 	var durationS float64
 	var seed uint64
@@ -136,19 +137,19 @@ func sweepTitle(d *report.SweepDocument, plan *report.Plan) string {
 			loop = "open loop, requests/s"
 		}
 		fmt.Fprintf(&b, "\n%s sweep of workload %q (%s) · %s per level · seed %d",
-			g.Kind, g.Workload, loop, workloads.Duration(durationS), seed)
+			g.Kind, safe(g.Workload), loop, workloads.Duration(durationS), seed)
 	default:
 		keys := make([]string, len(g.Params))
 		for i, p := range g.Params {
-			keys[i] = p.Key
+			keys[i] = safe(p.Key)
 		}
 		fmt.Fprintf(&b, "\nsweep of %s (%d points) · %s per point · seed %d", strings.Join(keys, " × "), len(g.Points), workloads.Duration(durationS), seed)
 		if g.Workload != "" {
-			fmt.Fprintf(&b, " · load on workload %q", g.Workload)
+			fmt.Fprintf(&b, " · load on workload %q", safe(g.Workload))
 		}
 	}
 	for _, s := range plan.Scenario.Overrides {
-		b.WriteString("\n  --set " + s)
+		b.WriteString("\n  --set " + safe(s))
 	}
 	return b.String()
 }
