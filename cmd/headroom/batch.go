@@ -161,10 +161,10 @@ func finishBatch(plan *report.Plan, results *batchResults, sh *shard.Shard, hash
 		if err != nil {
 			return err
 		}
-		if err := writeFileAtomic(partPath, func(w *bufio.Writer) error { return part.Write(w) }); err != nil {
+		if err := writeOutputs(stdout, func(s *outputSet) error { return s.add(partPath, func(w *bufio.Writer) error { return part.Write(w) }) }); err != nil {
 			return err
 		}
-		if !o.quiet {
+		if !o.quiet && partPath != stdoutName {
 			fmt.Fprintf(stdout, "shard %s: ran %d of %d work items; wrote %s\n", sh, len(results.mine), plan.NumItems(), partPath)
 		}
 		return nil

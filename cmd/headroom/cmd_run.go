@@ -92,6 +92,9 @@ func cmdRun(args []string, stdout, stderr io.Writer) error {
 		Replications: o.batch.replications, Summarize: fs.Changed("replications"),
 		SLOs: report.SLOsOf(cfgs[0])}
 	points := [][]model.Config{cfgs}
+	if err := checkCSVNames(o.csvDir, plan.Variants); err != nil {
+		return err
+	}
 	results, err := runPlan(plan, points, sh, o.workers, o.quiet, o.batch.force, stderr)
 	if err != nil {
 		return err
@@ -127,33 +130,74 @@ func parseSets(sets []string) ([]scenarios.Override, error) {
 
 var unsafeChars = regexp.MustCompile(`[^A-Za-z0-9._-]+`)
 
-// fileSafe turns a variant name into a file name part.
+// maxFileNamePart bounds the part of a file name made from a variant's
+// name, so "series-NAME.csv" stays well within every file system's limit.
+const maxFileNamePart = 64
+
+// fileSafe turns a variant name into a file name part: lower case, runs
+// of other characters than letters, digits, '.', '_' and '-' made one
+// '-', at most maxFileNamePart bytes.
 func fileSafe(s string) string {
 	s = strings.Trim(unsafeChars.ReplaceAllString(strings.ToLower(s), "-"), "-")
+	if len(s) > maxFileNamePart {
+		s = strings.TrimRight(s[:maxFileNamePart], "-")
+	}
 	if s == "" {
 		return "variant"
 	}
 	return s
 }
 
-func writeCSVs(dir string, doc *report.Document) error {
-	if err := writeFileAtomic(filepath.Join(dir, "summary.csv"), func(w *bufio.Writer) error { return report.WriteSummaryCSV(w, doc) }); err != nil {
+// seriesFileNames are the series CSV files of variants, in order: each
+// "series-NAME.csv" with NAME from fileSafe, the second and later
+// variants that would take a name already given getting the first free
+// "NAME-2", "NAME-3", … So names are unique and bounded, and depend only
+// on the variants' names, which are known before the run.
+func seriesFileNames(variants []string) []string {
+	used := map[string]bool{}
+	out := make([]string, len(variants))
+	for i, v := range variants {
+		name := fileSafe(v)
+		for n := 2; used[name]; n++ {
+			name = fmt.Sprintf("%s-%d", fileSafe(v), n)
+		}
+		used[name] = true
+		out[i] = "series-" + name + ".csv"
+	}
+	return out
+}
+
+// checkCSVNames fails before the run when the CSV files of the variants
+// could not be made in dir.
+func checkCSVNames(dir string, variants []string) error {
+	if dir == "" {
+		return nil
+	}
+	for _, n := range seriesFileNames(variants) {
+		if p := filepath.Join(dir, n); len(p) >= 4096 {
+			return badInput("--csv %s: the path %s… is too long for a file", dir, p[:64])
+		}
+	}
+	return nil
+}
+
+// writeCSVs stages the CSV files of a run or compare in dir.
+func writeCSVs(s *outputSet, dir string, doc *report.Document) error {
+	if err := s.add(filepath.Join(dir, "summary.csv"), func(w *bufio.Writer) error { return report.WriteSummaryCSV(w, doc) }); err != nil {
 		return err
 	}
 	if doc.Summary != nil {
-		if err := writeFileAtomic(filepath.Join(dir, "key-figures.csv"), func(w *bufio.Writer) error { return report.WriteKeyFiguresCSV(w, doc) }); err != nil {
+		if err := s.add(filepath.Join(dir, "key-figures.csv"), func(w *bufio.Writer) error { return report.WriteKeyFiguresCSV(w, doc) }); err != nil {
 			return err
 		}
 	}
-	seen := map[string]int{}
-	for _, r := range doc.Variants {
-		name := fileSafe(report.VariantName(r))
-		seen[name]++
-		if seen[name] > 1 {
-			name = fmt.Sprintf("%s-%d", name, seen[name])
-		}
-		r := r
-		if err := writeFileAtomic(filepath.Join(dir, "series-"+name+".csv"), func(w *bufio.Writer) error { return report.WriteSeriesCSV(w, r) }); err != nil {
+	names := make([]string, len(doc.Variants))
+	for i, r := range doc.Variants {
+		names[i] = report.VariantName(r)
+	}
+	for i, name := range seriesFileNames(names) {
+		r := doc.Variants[i]
+		if err := s.add(filepath.Join(dir, name), func(w *bufio.Writer) error { return report.WriteSeriesCSV(w, r) }); err != nil {
 			return err
 		}
 	}
