@@ -222,6 +222,9 @@ func (s *Sim) failReplica(c *cluster, rep *replica, lose bool) {
 	s.clusterGauges(c, rep)
 	iv := s.interval(now)
 	for _, id := range held {
+		// Admitted, then refused by the failure: it counts as refused,
+		// so attempts = admitted + refused holds.
+		c.stats.admitted--
 		if lose {
 			s.countRejection(id, rsReplicaLost, iv)
 			s.fail(id, rsReplicaLost)
