@@ -2,8 +2,6 @@ package model
 
 import (
 	"math"
-
-	"github.com/headroom-sim/headroom/workloads"
 )
 
 // Cluster events carry what happened in Gen: a schedule entry, a failure
@@ -37,7 +35,7 @@ func (s *Sim) startCluster(c *cluster) {
 	}
 	c.target = n
 	for k, e := range c.spec.Schedule {
-		at, _ := workloads.ParseClock(e.At)
+		at := e.At.Seconds()
 		t := math.Mod(at-s.cfg.StartClock+2*86400, 86400)
 		if t == 0 {
 			t = 86400
@@ -46,9 +44,8 @@ func (s *Sim) startCluster(c *cluster) {
 	}
 	for j, f := range c.spec.Failures {
 		start := float64(f.After)
-		if f.At != "" {
-			at, _ := workloads.ParseClock(f.At)
-			start = math.Mod(at-s.cfg.StartClock+86400, 86400)
+		if f.At.IsSet() {
+			start = math.Mod(f.At.Seconds()-s.cfg.StartClock+86400, 86400)
 		}
 		s.eng.Schedule(start, evCluster, int32(c.idx), uint32(clFailStart|j))
 		s.eng.Schedule(start+float64(f.Duration), evCluster, int32(c.idx), uint32(clFailEnd|j))
@@ -60,7 +57,7 @@ func (c *cluster) scheduleAt(clock float64) int {
 	best, bestAt := -1, -1.0
 	latest, latestAt := -1, -1.0
 	for k, e := range c.spec.Schedule {
-		at, _ := workloads.ParseClock(e.At)
+		at := e.At.Seconds()
 		if at <= clock && at > bestAt {
 			best, bestAt = k, at
 		}

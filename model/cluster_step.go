@@ -16,7 +16,7 @@ func (s *Sim) sendCluster(id int32, iv int) {
 		s.reject(id, rsQueueFull, 1, iv)
 		return
 	}
-	if int(r.input)+w.maxTok > c.maxTokens() {
+	if int(r.input)+askMax(r, w) > c.maxTokens() {
 		// Like an engine's max_model_len check: it could never be served.
 		s.reject(id, rsTooLarge, 0, iv)
 		return
@@ -182,7 +182,7 @@ func (s *Sim) admitWaiting(c *cluster, rep *replica, budgetp *int, b *perf.Batch
 		// blocks would be preempted as soon as its later chunks need theirs.
 		tokens := int(sq.target)
 		if c.spec.KV.Allocation == "contiguous" {
-			tokens = int(r.input) + w.maxTok // the whole length it may reach
+			tokens = int(r.input) + askMax(r, w) // the whole length it may reach
 			if c.spec.KV.MaxModelLen > 0 {
 				tokens = c.spec.KV.MaxModelLen
 			}
@@ -429,7 +429,7 @@ func (s *Sim) registerPrefix(c *cluster, rep *replica, id int32) {
 	if sq.prefix >= 0 {
 		return
 	}
-	nb := s.wls[r.wl].spec.Tokens.SharedPrefix / c.bs
+	nb := s.sharedPrefix(r) / c.bs
 	if nb <= 0 || int(sq.blocks) < nb {
 		return
 	}

@@ -1,5 +1,7 @@
 package model
 
+import "github.com/headroom-sim/headroom/workloads"
+
 // Results is everything one run of one scenario measured. Its JSON form is
 // the "results" part of Headroom's versioned output schema (see README).
 type Results struct {
@@ -9,7 +11,7 @@ type Results struct {
 	Replication int             `json:"replication"`
 	DurationS   float64         `json:"duration_s"`
 	IntervalS   float64         `json:"interval_s"`
-	StartClock  string          `json:"start_clock"`
+	StartClock  workloads.Clock `json:"start_clock"`
 	Interrupted bool            `json:"interrupted,omitempty"`
 	Events      uint64          `json:"events"`
 	Summary     Summary         `json:"summary"`
@@ -20,7 +22,11 @@ type Results struct {
 	Routes      []RouteResult   `json:"routes,omitempty"`
 	Gateway     *GatewayResult  `json:"gateway,omitempty"`
 	Series      Series          `json:"series"`
-	Verdict     []string        `json:"verdict"`
+	// Findings are what a planner reads first, as data (findings.go).
+	Findings Findings `json:"findings"`
+	// Verdict is the findings in words. The model leaves it empty: the
+	// report writes it (report.Verdict) when it assembles a document.
+	Verdict []string `json:"verdict"`
 }
 
 // Summary is one group's totals (the whole run, a workload or a tenant).
@@ -119,6 +125,12 @@ type Goodput struct {
 type GroupResult struct {
 	Name    string  `json:"name"`
 	Summary Summary `json:"summary"`
+	// Curves are the workload's latency distributions at fixed shares
+	// (workloads only; omitted for tenants and priorities).
+	Curves *LatencyCurves `json:"curves,omitempty"`
+	// Windows are the workload's figures window by window, when the
+	// configuration asks for them (Config.Window); absent otherwise.
+	Windows []WindowResult `json:"windows,omitempty"`
 }
 
 // BackendResult is what one backend saw.
@@ -238,6 +250,13 @@ type LimitResult struct {
 	PeakUse float64 `json:"peak_use"`
 	// Binding is true when this dimension refused the most attempts.
 	Binding bool `json:"binding"`
+	// PeakDemand is the largest share of the limit the traffic offered in
+	// one interval, whether admitted or not (demand.go): 3.6 means the
+	// requests that arrived in that interval asked for 3.6 times what the
+	// limit allows. PeakDemandIntervalS starts that interval (0 for a
+	// per-day limit, whose demand is over the whole run).
+	PeakDemand          float64 `json:"peak_demand"`
+	PeakDemandIntervalS float64 `json:"peak_demand_interval_s"`
 }
 
 // Series is the per-interval time series. Every array has one value per
