@@ -1,9 +1,7 @@
 package model
 
 import (
-	"fmt"
 	"math"
-	"strings"
 	"testing"
 
 	"github.com/headroom-sim/headroom/workloads"
@@ -42,7 +40,8 @@ func TestAttemptsAddUpWithLostRequests(t *testing.T) {
 }
 
 // A provisioned cluster that no workload uses is billed, and every cost
-// figure says so: the summary, the verdict, the backends and the series.
+// figure says so: the summary (which the verdict reads), the backends and
+// the series.
 func TestIdleClusterCostAgrees(t *testing.T) {
 	c := mmcConfig(2, 1, 0, 3600, 1)
 	c.Providers[0].Price = PriceSpec{Input: 3, Output: 15}
@@ -64,9 +63,5 @@ func TestIdleClusterCostAgrees(t *testing.T) {
 	}
 	if !near(backends, total) || !near(series, total) || total < 4 {
 		t.Errorf("total %v, backends %v, series %v", total, backends, series)
-	}
-	want := fmt.Sprintf("Cost $%.2f", total)
-	if !strings.Contains(strings.Join(r.Verdict, "\n"), want) {
-		t.Errorf("the verdict does not say %q:\n%s", want, strings.Join(r.Verdict, "\n"))
 	}
 }

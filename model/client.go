@@ -47,6 +47,9 @@ func (s *Sim) newRequest(w *workload, now float64) {
 func (s *Sim) arrived(w *workload, now float64, n int) {
 	w.stats.offered += int64(n)
 	s.ser.offered[s.interval(now)] += int64(n)
+	if w.win != nil {
+		w.win.offered[w.win.at(now)] += int64(n)
+	}
 	s.live += int64(n)
 	s.ser.inFlight.Add(now, float64(n))
 }
@@ -64,7 +67,7 @@ func (s *Sim) issue(w *workload, arrival float64) int32 {
 	if w.fixedTok {
 		in, out = w.fixIn, w.fixOut
 	} else {
-		in, out, prefix = w.spec.Tokens.Sample(w.rngTok)
+		in, out, prefix = w.tok.Sample(w.rngTok)
 	}
 	*r = request{gen: gen, wl: int32(w.idx), batch: w.batch, input: int32(in), output: int32(out), prefix: int32(prefix),
 		maxTok: int32(w.maxTok), arrival: arrival, lastRsn: -1}
@@ -122,6 +125,7 @@ func (s *Sim) refused(id int32, reason int, retryAfter float64) {
 	}
 	w := s.wls[r.wl]
 	r.lastRsn = int16(reason)
+	r.retryAft = retryAfter
 	r.out = false
 	if rt := w.route; rt != nil && retryable(reason) && !gatewayReason(reason) && !(reason == rsTimeout && s.gw != nil) {
 		now := s.eng.Now()
@@ -167,13 +171,18 @@ func (s *Sim) fail(id int32, reason int) {
 		s.dropOrphan(id)
 		return
 	}
+	s.observeFail(id, reason)
 	w := s.wls[r.wl]
 	if r.gw != 0 {
 		s.gwRelease(id, 0, false)
 	}
 	w.stats.failed++
 	w.stats.failedBy[reason]++
+	if w.win != nil {
+		w.win.failed[w.win.at(r.arrival)]++
+	}
 	s.ser.failed[s.interval(s.eng.Now())]++
+	s.ser.arrFailed[s.interval(r.arrival)]++
 	s.finish(id, w)
 }
 

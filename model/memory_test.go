@@ -157,7 +157,7 @@ func TestEstimateWork(t *testing.T) {
 		t.Errorf("open loop: %+v", w)
 	}
 	c.Workloads[0].Demand = workloads.DemandSpec{Users: 50, Think: workloads.Fixed(1)}
-	c.Providers[0].Latency.TTFT = StageSpec{Base: 1}
+	c.Providers[0].Latency.TTFT = TTFTSpec{Base: 1}
 	if w := EstimateWork(c); math.Abs(w.Requests-50*1000/2.0) > 1e-6 || w.InFlight != 4 {
 		t.Errorf("closed loop: %+v", w)
 	}
@@ -166,7 +166,7 @@ func TestEstimateWork(t *testing.T) {
 		t.Errorf("closed loop: %+v", w)
 	}
 	c.Workloads[0].Demand = workloads.DemandSpec{Users: 50, Think: workloads.Fixed(0)}
-	c.Providers[0].Latency.TTFT = StageSpec{}
+	c.Providers[0].Latency.TTFT = TTFTSpec{}
 	if w := EstimateWork(c); !math.IsInf(w.Events, 1) {
 		t.Errorf("zero think at zero latency: %+v, want unbounded", w)
 	}

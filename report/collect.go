@@ -106,6 +106,7 @@ func (c *Collector) Output() (*Output, error) {
 		}
 	}
 	doc := NewDocument(p.Generator, p.Scenario, c.firsts)
+	doc.Warnings = p.Warnings
 	if p.Summarize {
 		doc.Replications = p.Replications
 		doc.Summary = summary

@@ -75,7 +75,7 @@ func TestHostileNamesNeutralised(t *testing.T) {
 	checkTerminal(t, "summary", b.String())
 	b.Reset()
 	// A title's lines stay lines (the command makes each name in it safe).
-	if err := report.WriteSweepTerminal(&b, strings.Join(hostile[:3], "\n"), "rate", nil); err != nil {
+	if err := report.WriteSweepTerminal(&b, strings.Join(hostile[:3], "\n"), &report.SweepInfo{Kind: "rate"}); err != nil {
 		t.Fatal(err)
 	}
 	checkTerminal(t, "sweep", b.String())

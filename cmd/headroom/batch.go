@@ -153,6 +153,23 @@ func runPlan(plan *report.Plan, cfgs [][]model.Config, sh *shard.Shard, workers 
 	return out, nil
 }
 
+// collected wraps the results of every work item of plan, in order, as
+// runPlan would have kept them.
+func collected(plan *report.Plan, results []*model.Results) (*batchResults, error) {
+	col, err := report.NewCollector(plan)
+	if err != nil {
+		return nil, err
+	}
+	out := &batchResults{col: col}
+	for k, r := range results {
+		if err := col.Add(k, r); err != nil {
+			return nil, err
+		}
+		out.offered = out.offered || r.Summary.Requests.Offered > 0
+	}
+	return out, nil
+}
+
 // finishBatch completes a run, compare or sweep: a shard writes its part
 // file; the whole batch is assembled and written as o says.
 func finishBatch(plan *report.Plan, results *batchResults, sh *shard.Shard, hash string, seed uint64, partPath string, o outputOptions, stdout io.Writer) error {

@@ -86,7 +86,7 @@ func cmdRun(args []string, stdout, stderr io.Writer) error {
 		return err
 	}
 
-	plan := &report.Plan{Command: "run", Generator: "headroom " + version,
+	plan := &report.Plan{Command: "run", Generator: "headroom " + buildVersion(),
 		Scenario:     report.ScenarioInfo{Name: cfgs[0].Name, Description: sc.Description, File: sc.File(), Overrides: o.sets},
 		Variants:     variantNames(cfgs),
 		Replications: o.batch.replications, Summarize: fs.Changed("replications"),
@@ -181,14 +181,24 @@ func checkCSVNames(dir string, variants []string) error {
 	return nil
 }
 
-// writeCSVs stages the CSV files of a run or compare in dir.
-func writeCSVs(s *outputSet, dir string, doc *report.Document) error {
-	if err := s.add(filepath.Join(dir, "summary.csv"), func(w *bufio.Writer) error { return report.WriteSummaryCSV(w, doc) }); err != nil {
-		return err
+// writeCSVs stages the CSV files of a run or compare in dir and returns
+// their paths, in order, for the command to announce.
+func writeCSVs(s *outputSet, dir string, doc *report.Document) ([]string, error) {
+	var wrote []string
+	add := func(name string, f func(w *bufio.Writer) error) error {
+		path := filepath.Join(dir, name)
+		if err := s.add(path, f); err != nil {
+			return err
+		}
+		wrote = append(wrote, path)
+		return nil
+	}
+	if err := add("summary.csv", func(w *bufio.Writer) error { return report.WriteSummaryCSV(w, doc) }); err != nil {
+		return nil, err
 	}
 	if doc.Summary != nil {
-		if err := s.add(filepath.Join(dir, "key-figures.csv"), func(w *bufio.Writer) error { return report.WriteKeyFiguresCSV(w, doc) }); err != nil {
-			return err
+		if err := add("key-figures.csv", func(w *bufio.Writer) error { return report.WriteKeyFiguresCSV(w, doc) }); err != nil {
+			return nil, err
 		}
 	}
 	names := make([]string, len(doc.Variants))
@@ -197,9 +207,9 @@ func writeCSVs(s *outputSet, dir string, doc *report.Document) error {
 	}
 	for i, name := range seriesFileNames(names) {
 		r := doc.Variants[i]
-		if err := s.add(filepath.Join(dir, name), func(w *bufio.Writer) error { return report.WriteSeriesCSV(w, r) }); err != nil {
-			return err
+		if err := add(name, func(w *bufio.Writer) error { return report.WriteSeriesCSV(w, r) }); err != nil {
+			return nil, err
 		}
 	}
-	return nil
+	return wrote, nil
 }

@@ -4,7 +4,6 @@ import (
 	"bufio"
 	"fmt"
 	"io"
-	"path/filepath"
 	"strings"
 
 	"github.com/headroom-sim/headroom/report"
@@ -47,6 +46,7 @@ func emit(out *report.Output, plan *report.Plan, o outputOptions, stdout io.Writ
 			return err
 		}
 	}
+	var wrote []string
 	err := writeOutputs(stdout, func(s *outputSet) error {
 		if o.jsonPath != "" {
 			if err := s.add(o.jsonPath, func(w *bufio.Writer) error { return out.WriteJSON(w) }); err != nil {
@@ -54,7 +54,8 @@ func emit(out *report.Output, plan *report.Plan, o outputOptions, stdout io.Writ
 			}
 		}
 		if o.csvPath != "" {
-			if err := writeCSVs(s, o.csvPath, doc); err != nil {
+			var err error
+			if wrote, err = writeCSVs(s, o.csvPath, doc); err != nil {
 				return err
 			}
 		}
@@ -70,7 +71,12 @@ func emit(out *report.Output, plan *report.Plan, o outputOptions, stdout io.Writ
 		fmt.Fprintf(stdout, "\nwrote %s\n", o.jsonPath)
 	}
 	if o.csvPath != "" {
-		fmt.Fprintf(stdout, "wrote %s\n", filepath.Join(o.csvPath, "summary.csv"))
+		if o.jsonPath == "" {
+			fmt.Fprintln(stdout)
+		}
+		for _, path := range wrote { // every file, not only summary.csv
+			fmt.Fprintf(stdout, "wrote %s\n", path)
+		}
 	}
 	announceHTML(o, stdout)
 	return nil
@@ -86,7 +92,7 @@ func emitSweep(d *report.SweepDocument, plan *report.Plan, o outputOptions, stdo
 		if plan.Summarize {
 			err = report.WriteGridTerminal(stdout, title, d)
 		} else {
-			err = report.WriteSweepTerminal(stdout, title, d.Sweep.Kind, d.Sweep.Rows)
+			err = report.WriteSweepTerminal(stdout, title, &d.Sweep)
 		}
 		if err != nil {
 			return err
