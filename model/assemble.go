@@ -40,6 +40,7 @@ func (s *Sim) results(interrupted bool) *Results {
 		res.Gateway = s.gatewayResult(res, horizon)
 	}
 	res.Series = s.series()
+	res.Traces = s.traceResults()
 	res.Verdict = verdict(res)
 	return res
 }

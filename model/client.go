@@ -5,6 +5,10 @@ import "math"
 // arrive creates the workload's next request(s) and schedules the next
 // arrival of an open-loop workload.
 func (s *Sim) arrive(w *workload) {
+	if w.trace != nil {
+		s.arriveTrace(w)
+		return
+	}
 	now := s.eng.Now()
 	n := 1
 	if w.job {
@@ -25,15 +29,21 @@ func (s *Sim) newRequest(w *workload, now float64) {
 	r := &s.reqs[id]
 	gen := r.gen + 1
 	var in, out, prefix int
-	if w.fixedTok {
+	switch {
+	case w.trace != nil:
+		in, out = w.traceTokens()
+	case w.fixedTok:
 		in, out = w.fixIn, w.fixOut
-	} else {
+	default:
 		in, out, prefix = w.spec.Tokens.Sample(w.rngTok)
 	}
 	*r = request{gen: gen, wl: int32(w.idx), batch: w.batch, input: int32(in), output: int32(out), prefix: int32(prefix),
 		maxTok: int32(w.maxTok), arrival: now, lastRsn: -1}
 	if int(r.output) > w.maxTok {
 		r.output = int32(w.maxTok)
+	}
+	if w.trace != nil {
+		s.attachKeys(id, w)
 	}
 	if w.rngRep != nil {
 		if w.zipf != nil {

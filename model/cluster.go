@@ -38,6 +38,8 @@ type seqState struct {
 	started   bool  // has been admitted to a batch before
 	prefix    int32 // prefix-cache entry referenced, or -1
 	cached    int32 // prompt tokens served from the prefix cache at first admission
+	shared    int32 // KV blocks held through cached trace blocks (cluster_blocks.go)
+	nref      int32 // leading prefix keys whose cached blocks it uses
 	order     int64 // admission order on its replica (running is sorted by it)
 	// the decoding aggregate (cluster_fast.go)
 	lazy    bool
@@ -177,6 +179,7 @@ type replica struct {
 	running  []int32
 	free     int // free KV blocks
 	prefixes map[int64]*prefixEntry
+	bc       *blockCache // cached trace prefix blocks (cluster_blocks.go), or nil
 	// what the cluster gauges last counted for this replica
 	lastBatch int
 	lastUsed  int

@@ -103,7 +103,7 @@ func (rep *replica) sharedBlocks(sq *seqState) int {
 			return int(e.blocks)
 		}
 	}
-	return 0
+	return int(sq.shared)
 }
 
 // joinDecode moves a sequence that has its whole prompt computed (and
@@ -206,6 +206,7 @@ func (s *Sim) fastStart(c *cluster, rep *replica, budget *int, b *perf.Batch) bo
 			sq.blocks += int32(n)
 		}
 		sq.chunk = int32(ch)
+		s.cachePrompt(c, rep, id)
 		*budget -= ch
 		b.Prefill += ch
 		b.PrefillSeqs++
@@ -268,7 +269,8 @@ func (s *Sim) fastEnd(c *cluster, rep *replica) {
 			s.leaveDecode(c, rep, id)
 		}
 		s.removeRunning(rep, id)
-		s.releaseKV(rep, sq)
+		s.cacheOutput(c, rep, id)
+		s.releaseKV(rep, id)
 		s.completeCluster(c, id)
 	}
 	for _, id := range join {

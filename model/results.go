@@ -19,8 +19,10 @@ type Results struct {
 	Backends    []BackendResult `json:"backends"`
 	Routes      []RouteResult   `json:"routes,omitempty"`
 	Gateway     *GatewayResult  `json:"gateway,omitempty"`
-	Series      Series          `json:"series"`
-	Verdict     []string        `json:"verdict"`
+	// Traces describe what each trace workload read and issued.
+	Traces  []TraceResult `json:"traces,omitempty"`
+	Series  Series        `json:"series"`
+	Verdict []string      `json:"verdict"`
 }
 
 // Summary is one group's totals (the whole run, a workload or a tenant).

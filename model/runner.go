@@ -22,6 +22,8 @@ func (s *Sim) RunWithProgress(ctx context.Context, progress func(done float64)) 
 		return nil, errors.New("model: a Sim runs only once; Build another")
 	}
 	s.ran = true
+	ctx, cancel := s.runContext(ctx)
+	defer cancel()
 	s.start()
 	var err error
 	for i := 1; i <= progressSteps; i++ {
@@ -37,6 +39,9 @@ func (s *Sim) RunWithProgress(ctx context.Context, progress func(done float64)) 
 			break
 		}
 		progress(float64(i) / progressSteps)
+	}
+	if err = s.endTraces(err); s.fatal != nil {
+		return nil, err
 	}
 	return s.results(err != nil), err
 }

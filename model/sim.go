@@ -93,6 +93,7 @@ type workload struct {
 	fixIn, fixOut int
 	batch         bool
 	arrivals      *workloads.Arrivals
+	trace         *traceSource // trace replay (trace_source.go), or nil
 	closed        bool
 	job           bool
 	rngTok        *rand.Rand
@@ -122,6 +123,9 @@ type Sim struct {
 	reqs   []request
 	lims   []reqLimits
 	seqs   []seqState
+	keys   [][]uint64         // prefix keys of trace requests, by request (trace_source.go)
+	fatal  error              // a trace error that ended the run
+	stop   context.CancelFunc // stops the run on a trace error
 	// refStepping makes clusters step every sequence one by one (the
 	// reference the fast stepping is tested against).
 	refStepping bool
@@ -235,7 +239,11 @@ func Build(cfg Config) (*Sim, error) {
 		w.rngClient = cfg.stream(base + "/client")
 		w.closed = spec.Demand.Closed()
 		w.job = spec.Demand.IsJob()
-		if !w.closed && !w.job {
+		if spec.Demand.IsTrace() {
+			if err := s.buildTrace(w); err != nil {
+				return nil, workloads.Prefix("workload["+itoa(i)+"]", err)
+			}
+		} else if !w.closed && !w.job {
 			curve, err := spec.Demand.BuildCurve(cfg.StartClock)
 			if err != nil {
 				return nil, workloads.Prefix("workload["+itoa(i)+"].demand", err)
@@ -306,8 +314,13 @@ func (s *Sim) Run(ctx context.Context) (*Results, error) {
 		return nil, errors.New("model: a Sim runs only once; Build another")
 	}
 	s.ran = true
+	ctx, cancel := s.runContext(ctx)
+	defer cancel()
 	s.start()
-	err := s.eng.Run(ctx, s.cfg.Duration, s)
+	err := s.endTraces(s.eng.Run(ctx, s.cfg.Duration, s))
+	if s.fatal != nil {
+		return nil, err
+	}
 	res := s.results(err != nil)
 	return res, err
 }
@@ -321,6 +334,10 @@ func (s *Sim) start() {
 			}
 		case w.job:
 			s.eng.Schedule(float64(w.spec.Demand.At), evArrival, int32(w.idx), 0)
+		case w.trace != nil:
+			if s.startTrace(w) != nil {
+				return // the run stops with the error
+			}
 		default:
 			if t := w.arrivals.Next(); t < s.cfg.Duration {
 				s.eng.Schedule(t, evArrival, int32(w.idx), 0)

@@ -247,6 +247,7 @@ func (s *Scenario) overrideError(err error, variant int, ov, sets []Override) er
 
 // config builds a Config from the (overridden and validated) scenario.
 func (s *Scenario) config(variant string) model.Config {
+	s.resolveTraces()
 	c := model.Config{Name: s.Name, Variant: variant, Seed: s.Seed, Duration: float64(s.Duration), Interval: float64(s.Interval),
 		Workloads: s.Workloads, Providers: s.Providers, Clusters: s.Clusters, Routes: s.Routes}
 	c.Gateway = s.gateway()
@@ -272,6 +273,7 @@ func (s *Scenario) config(variant string) model.Config {
 // validate checks the scenario and reports the first problem located in
 // the file.
 func (s *Scenario) validate() error {
+	s.resolveTraces()
 	if s.Start != "" {
 		if _, err := workloads.ParseClock(s.Start); err != nil {
 			return s.locate("start", err.Error())
@@ -339,4 +341,18 @@ func (s *Scenario) gateway() *model.GatewaySpec {
 	}
 	g := model.CloneGateway(s.Gateway)
 	return &g
+}
+
+// resolveTraces makes trace files relative to the scenario file's folder
+// (an embedded example's, to the working directory).
+func (s *Scenario) resolveTraces() {
+	dir := ""
+	if !strings.HasPrefix(s.file, "example:") {
+		dir = filepath.Dir(s.file)
+	}
+	for i := range s.Workloads {
+		if t := s.Workloads[i].Demand.Trace; t != nil {
+			t.Dir = dir
+		}
+	}
 }
