@@ -424,6 +424,19 @@ type filterSet []string
 
 func (f filterSet) allows(v string) bool { return len(f) == 0 || slices.Contains(f, v) }
 
+// allowsBytes is allows without converting v.
+func (f filterSet) allowsBytes(v []byte) bool {
+	if len(f) == 0 {
+		return true
+	}
+	for _, x := range f {
+		if string(v) == x {
+			return true
+		}
+	}
+	return false
+}
+
 // interner returns one copy of each distinct label, so that rows do not
 // hold their lines alive; past maxInterned labels it stops remembering.
 type interner map[string]string
@@ -441,12 +454,23 @@ func (in interner) get(s string) string {
 	return v
 }
 
+// getBytes is get for a field of a line; "" for an empty one.
+func (in interner) getBytes(b []byte) string {
+	if len(b) == 0 {
+		return ""
+	}
+	if v, ok := in[string(b)]; ok {
+		return v
+	}
+	return in.get(string(b))
+}
+
 // hashID hashes an id (a session or prefix name) with FNV-1a, which is
 // deterministic across runs (hash/maphash is seeded per process).
-func hashID(b []byte) uint64 {
+func hashID[S ~string | ~[]byte](b S) uint64 {
 	h := uint64(14695981039346656037)
-	for _, c := range b {
-		h ^= uint64(c)
+	for i := 0; i < len(b); i++ {
+		h ^= uint64(b[i])
 		h *= 1099511628211
 	}
 	return h
@@ -455,19 +479,29 @@ func hashID(b []byte) uint64 {
 // parseBlocks parses block hashes: integers separated by commas, spaces or
 // semicolons, optionally in square brackets. Non-integer tokens (hash
 // strings) are hashed.
-func parseBlocks(s string, dst []uint64) ([]uint64, error) {
-	s = strings.TrimSpace(s)
-	s = strings.TrimPrefix(s, "[")
-	s = strings.TrimSuffix(s, "]")
+func parseBlocks[S ~string | ~[]byte](s S, dst []uint64) ([]uint64, error) {
+	s = trimSpace(s)
+	if len(s) > 0 && s[0] == '[' {
+		s = s[1:]
+	}
+	if len(s) > 0 && s[len(s)-1] == ']' {
+		s = s[:len(s)-1]
+	}
 	dst = dst[:0]
 	start := -1
 	flush := func(end int) error {
 		if start < 0 {
 			return nil
 		}
-		tok := strings.Trim(s[start:end], `"'`)
+		tok := s[start:end]
 		start = -1
-		if tok == "" {
+		for len(tok) > 0 && (tok[0] == '"' || tok[0] == '\'') {
+			tok = tok[1:]
+		}
+		for len(tok) > 0 && (tok[len(tok)-1] == '"' || tok[len(tok)-1] == '\'') {
+			tok = tok[:len(tok)-1]
+		}
+		if len(tok) == 0 {
 			return nil
 		}
 		if len(dst) >= maxTraceBlocks {
@@ -484,7 +518,7 @@ func parseBlocks(s string, dst []uint64) ([]uint64, error) {
 			v = v*10 + uint64(c-'0')
 		}
 		if !ok {
-			v = hashID([]byte(tok))
+			v = hashID(tok)
 		}
 		dst = append(dst, v)
 		return nil

@@ -99,9 +99,12 @@ func openServeGenSource(spec *TraceSpec, path string, r *rand.Rand) (*serveGenSo
 			if errors.As(err, &pe) {
 				line = pe.Line
 			}
-			msg := csvErr(err)
-			if strings.Contains(msg, "number of fields") {
-				msg = "want 6 fields: window start (s), rate (requests/s), inter-arrival CV, family (Gamma, Weibull or empty), shape, scale"
+			msg := err.Error()
+			if pe != nil {
+				msg = pe.Err.Error()
+				if errors.Is(pe.Err, csv.ErrFieldCount) {
+					msg = "want 6 fields: window start (s), rate (requests/s), inter-arrival CV, family (Gamma, Weibull or empty), shape, scale"
+				}
 			}
 			return nil, &TraceError{File: path, Line: line, Msg: msg}
 		}

@@ -3,6 +3,7 @@ package workloads
 import (
 	"compress/gzip"
 	"errors"
+	"fmt"
 	"io"
 	"math"
 	"os"
@@ -241,7 +242,7 @@ func TestTraceErrors(t *testing.T) {
 		{"ts.csv", head + row + "2023-11-16 18:15:4x,1,1\n", TraceSpec{}, `ts.csv:3: column "TIMESTAMP": timestamp "2023-11-16 18:15:4x"`},
 		{"neg.csv", head + row + "2023-11-16 18:15:47,-1,1\n", TraceSpec{}, `neg.csv:3: column "ContextTokens": -1 is out of range`},
 		{"many.csv", head + "2023-11-16 18:15:47,1,many\n", TraceSpec{}, `many.csv:2: column "GeneratedTokens": "many" is not a whole number`},
-		{"short.csv", head + row + "2023-11-16 18:15:47,1\n", TraceSpec{}, "short.csv:3: wrong number of fields"},
+		{"short.csv", head + row + "2023-11-16 18:15:47,1\n", TraceSpec{}, "short.csv:3: 2 fields, but the header has 3"},
 		{"order.csv", head + row + "2023-11-16 18:15:40,1,1\n", TraceSpec{}, "order.csv:3: time is 6.68059s earlier than line 2's"},
 		{"big.csv", head + "2023-11-16 18:15:47,1e20,1\n", TraceSpec{}, "out of range"},
 		{"frac.csv", head + "2023-11-16 18:15:47,1.5,1\n", TraceSpec{}, `"1.5" is not a whole number`},
@@ -369,5 +370,55 @@ func TestReplayIsExact(t *testing.T) {
 	s := rp.Summary()
 	if s.Requests != 5 || s.RowsRead != 5 || s.RowsKept != 5 || s.Input.Max != 879 {
 		t.Errorf("summary %+v", s)
+	}
+}
+
+func TestCSVLinesQuotes(t *testing.T) {
+	src := "a,b,c\n\"x, y\",\"say \"\"hi\"\"\", z \r\n\n1,,\n \"q\" ,2,3\n"
+	l := newCSVLines(strings.NewReader(src))
+	var got [][]string
+	var lines []int
+	for {
+		rec, err := l.read()
+		if errors.Is(err, io.EOF) {
+			break
+		}
+		if err != nil {
+			t.Fatal(err)
+		}
+		var row []string
+		for _, f := range rec {
+			row = append(row, string(f))
+		}
+		got = append(got, row)
+		lines = append(lines, l.line)
+	}
+	want := [][]string{{"a", "b", "c"}, {"x, y", `say "hi"`, "z "}, {"1", "", ""}, {"q", "2", "3"}}
+	if fmt.Sprint(got) != fmt.Sprint(want) || fmt.Sprint(lines) != "[1 2 4 5]" {
+		t.Errorf("got %q at lines %v", got, lines)
+	}
+	for _, bad := range []string{"\"open,1\n", "a\"b,1\n", "\"a\"b,1\n"} {
+		if _, err := newCSVLines(strings.NewReader(bad)).read(); err == nil {
+			t.Errorf("%q: no error", bad)
+		}
+	}
+}
+
+func TestDecimalNanos(t *testing.T) {
+	for s, want := range map[string]int64{"1": 1e9, "1.5": 1.5e9, "-2.25": -2.25e9, "0.000000001": 1, "12345.678": 12345678000000} {
+		if got, err := parseNumericTime(s, 1e9); err != nil || got != want {
+			t.Errorf("%s s: %d, %v; want %d", s, got, err, want)
+		}
+	}
+	if got, _ := parseNumericTime([]byte("1500"), 1e6); got != 1.5e9 {
+		t.Errorf("1500 ms: %d", got)
+	}
+	if got, _ := parseNumericTime("1e3", 1e6); got != 1e9 {
+		t.Errorf("1e3 ms: %d", got)
+	}
+	for _, bad := range []string{"", "-", ".", "1.2.3", "9999999999999", "x"} {
+		if _, err := parseNumericTime(bad, 1e9); err == nil {
+			t.Errorf("%q: no error", bad)
+		}
 	}
 }

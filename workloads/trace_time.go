@@ -13,7 +13,7 @@ import (
 // time.Parse because replaying a trace parses one per row and time.Parse
 // with its layout matching costs several times as much; the tests check it
 // against time.Parse.
-func parseDatetime(s string) (int64, error) {
+func parseDatetime[S ~string | ~[]byte](s S) (int64, error) {
 	bad := func(why string) (int64, error) {
 		return 0, fmt.Errorf("timestamp %q: %s; want the form \"2024-05-10 00:00:00.009930\", optionally followed by a zone like \"+00:00\" or \"Z\"", s, why)
 	}
@@ -64,7 +64,7 @@ func parseDatetime(s string) (int64, error) {
 	}
 	offset := 0 // seconds east of UTC
 	if i < len(s) {
-		rest := s[i:]
+		rest := string(s[i:]) // a few bytes; the compiler keeps it off the heap
 		switch {
 		case rest == "Z" || rest == "z" || rest == " UTC" || rest == "UTC":
 		case rest[0] == '+' || rest[0] == '-':
@@ -146,20 +146,15 @@ func unitNanos(unit string) float64 {
 	return 1e9
 }
 
-// parseNumericTime parses a number of units into nanoseconds. Integers are
-// converted exactly; a number beyond ±292 years in nanoseconds is an error.
-func parseNumericTime(s string, unitNs float64) (int64, error) {
-	if n, err := strconv.ParseInt(s, 10, 64); err == nil {
-		if unitNs == 1 {
-			return n, nil
-		}
-		u := int64(unitNs)
-		if n > math.MaxInt64/u || n < math.MinInt64/u {
-			return 0, fmt.Errorf("time %q is out of range", s)
-		}
-		return n * u, nil
+// parseNumericTime parses a number of units into nanoseconds. Decimals
+// with at most nine digits after the point are converted exactly; other
+// forms (exponents) through strconv. A number beyond ±292 years in
+// nanoseconds is an error.
+func parseNumericTime[S ~string | ~[]byte](s S, unitNs float64) (int64, error) {
+	if ns, ok := decimalNanos(s, int64(unitNs)); ok {
+		return ns, nil
 	}
-	f, err := strconv.ParseFloat(s, 64)
+	f, err := strconv.ParseFloat(string(s), 64)
 	if err != nil {
 		return 0, fmt.Errorf("time %q is not a number", s)
 	}
@@ -170,9 +165,47 @@ func parseNumericTime(s string, unitNs float64) (int64, error) {
 	return int64(math.Round(ns)), nil
 }
 
+// decimalNanos converts "[-]digits[.digits]" times unit to nanoseconds
+// exactly, reporting whether s had that form and fitted.
+func decimalNanos[S ~string | ~[]byte](s S, unit int64) (int64, bool) {
+	i, neg := 0, false
+	if len(s) > 0 && s[0] == '-' {
+		neg, i = true, 1
+	}
+	var whole int64
+	digits := 0
+	for ; i < len(s) && s[i] >= '0' && s[i] <= '9'; i++ {
+		if whole > (math.MaxInt64-9)/10 {
+			return 0, false
+		}
+		whole = whole*10 + int64(s[i]-'0')
+		digits++
+	}
+	var frac, scale int64 = 0, 1
+	if i < len(s) && s[i] == '.' {
+		i++
+		for ; i < len(s) && s[i] >= '0' && s[i] <= '9'; i++ {
+			if scale >= 1e9 {
+				return 0, false
+			}
+			frac = frac*10 + int64(s[i]-'0')
+			scale *= 10
+			digits++
+		}
+	}
+	if i != len(s) || digits == 0 || whole > math.MaxInt64/unit-1 {
+		return 0, false
+	}
+	ns := whole*unit + frac*unit/scale
+	if neg {
+		ns = -ns
+	}
+	return ns, true
+}
+
 // parseCount parses a non-negative token count. A number written with a
 // fraction is accepted only when it is integral ("120.0").
-func parseCount(s string) (int, error) {
+func parseCount[S ~string | ~[]byte](s S) (int, error) {
 	n := 0
 	ok := len(s) > 0 && len(s) <= 10
 	for i := 0; ok && i < len(s); i++ {
@@ -184,7 +217,7 @@ func parseCount(s string) (int, error) {
 		n = n*10 + int(c-'0')
 	}
 	if !ok {
-		f, err := strconv.ParseFloat(s, 64)
+		f, err := strconv.ParseFloat(string(s), 64)
 		switch {
 		case err != nil:
 			return 0, fmt.Errorf("%q is not a whole number", s)
@@ -199,4 +232,16 @@ func parseCount(s string) (int, error) {
 		return 0, fmt.Errorf("%s is out of range 0..%d", s, maxTokens)
 	}
 	return n, nil
+}
+
+// trimSpace trims ASCII spaces and tabs.
+func trimSpace[S ~string | ~[]byte](s S) S {
+	i, j := 0, len(s)
+	for i < j && (s[i] == ' ' || s[i] == '\t' || s[i] == '\r') {
+		i++
+	}
+	for j > i && (s[j-1] == ' ' || s[j-1] == '\t' || s[j-1] == '\r') {
+		j--
+	}
+	return s[i:j]
 }
