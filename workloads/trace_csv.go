@@ -17,12 +17,12 @@ type csvSource struct {
 	closer io.Closer
 	// column indexes, -1 when absent
 	time, input, output, model, tenant, workload, logType, session, prefix, prefixTok, blocks int
-	names                                                                                   []string // column names as in the header
-	datetime                                                                                bool
-	unitNs                                                                                  float64
-	prefixTokens                                                                            int
-	where                                                                                   [4]filterSet // model, tenant, workload, log type
-	labels                                                                                  [4]interner
+	names                                                                                     []string // column names as in the header
+	datetime                                                                                  bool
+	unitNs                                                                                    float64
+	prefixTokens                                                                              int
+	where                                                                                     [4]filterSet // model, tenant, workload, log type
+	labels                                                                                    [4]interner
 }
 
 // csvPreset is a fixed format's column names.

@@ -40,7 +40,9 @@ func FuzzAzureTrace(f *testing.F) {
 	f.Add([]byte("TIMESTAMP,ContextTokens,GeneratedTokens\n2023-11-16 18:15:46.6805900,374,44\n2023-11-16 18:15:50.9951690,396,109\n"))
 	f.Add([]byte("TIMESTAMP,ContextTokens,GeneratedTokens\n2024-05-10 00:00:00.009930+00:00,2162,5\n"))
 	f.Add([]byte("TIMESTAMP,ContextTokens\n\"2023\n"))
-	f.Fuzz(func(t *testing.T, src []byte) { fuzzRead(t, "f.csv", src, TraceSpec{Format: FormatAzure, SortWindow: 1}) })
+	f.Fuzz(func(t *testing.T, src []byte) {
+		fuzzRead(t, "f.csv", src, TraceSpec{Format: FormatAzure, SortWindow: 1})
+	})
 }
 
 func FuzzMooncakeTrace(f *testing.F) {
