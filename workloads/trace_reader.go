@@ -164,6 +164,11 @@ func (r *TraceReader) Path() string { return r.path }
 // and of the blocks made from sessions and prefix ids.
 func (r *TraceReader) BlockSize() int { return r.block }
 
+// Start is the absolute time of the trace's earliest record, in
+// nanoseconds since the Unix epoch for date-time traces (in the trace's own
+// time base otherwise), once a record has been read.
+func (r *TraceReader) Start() int64 { return r.t0 }
+
 // RowsRead is the number of data rows read so far, kept or not.
 func (r *TraceReader) RowsRead() int64 { return r.rows }
 

@@ -27,6 +27,9 @@ type ReplayRecord struct {
 	Keys []uint64
 	// Line is the record's line in the trace file.
 	Line int
+	// Model, Tenant and Workload are the record's fields when the format
+	// has them.
+	Model, Tenant, Workload string
 }
 
 // Replay streams a trace's requests in time order as its TraceSpec shapes
@@ -50,6 +53,8 @@ type Replay struct {
 	fileNS  uint64
 	cur     ReplayRecord // the record handed out by Next
 	keyBuf  []uint64     // its keys
+	clock   float64      // StartClock
+	clockOK bool
 }
 
 // replayStream is one copy of the trace.
@@ -180,6 +185,7 @@ func (rp *Replay) Next() (*ReplayRecord, error) {
 	// caller gets stays valid until the next call: keep a copy aside.
 	out := &rp.cur
 	out.Time, out.Input, out.Output, out.Line = st.rec.Time, st.rec.Input, st.rec.Output, st.rec.Line
+	out.Model, out.Tenant, out.Workload = st.rec.Model, st.rec.Tenant, st.rec.Workload
 	out.Keys = nil
 	if len(st.rec.Keys) > 0 {
 		rp.keyBuf = append(rp.keyBuf[:0], st.rec.Keys...)
@@ -257,6 +263,7 @@ func (rp *Replay) advance(st *replayStream) error {
 		rec := &st.rec
 		rec.Time = (row.Time+st.offset)/spec.speed() + st.shift
 		rec.Input, rec.Output, rec.Line = max(row.Input, 1), max(row.Output, 1), row.Line
+		rec.Model, rec.Tenant, rec.Workload = row.Model, row.Tenant, row.Workload
 		if st.idx == 0 && st.pass == 0 {
 			if row.Output == 0 {
 				rp.sum.ZeroOutput++
@@ -379,6 +386,7 @@ func (rp *Replay) count(rec *ReplayRecord) {
 	s := &rp.sum
 	if s.Requests == 0 {
 		s.FirstS = rec.Time
+		rp.noteClock()
 	}
 	s.Requests++
 	s.LastS = rec.Time
@@ -518,4 +526,27 @@ type TraceSummary struct {
 // TokenQuantiles summarise token counts (1% relative accuracy).
 type TokenQuantiles struct {
 	Mean, P50, P90, P99, Max float64
+}
+
+// StartClock is the clock time (seconds after midnight, UTC) of trace
+// time From, when the format says: date-time traces, and BurstGPT and
+// ServeGen, whose times count seconds from a midnight. It is known once
+// Next has returned a record.
+func (rp *Replay) StartClock() (float64, bool) { return rp.clock, rp.clockOK }
+
+// noteClock records StartClock from the first stream's reader.
+func (rp *Replay) noteClock() {
+	rd := rp.streams[0].rd
+	if rd == nil || !rd.started {
+		return
+	}
+	switch {
+	case rp.format == FormatAzure || rp.spec.TimeUnit == TimeDatetime,
+		rp.format == FormatBurstGPT, rp.format == FormatServeGen:
+		s := math.Mod(float64(rd.t0)/1e9+float64(rp.spec.From), 86400)
+		if s < 0 {
+			s += 86400
+		}
+		rp.clock, rp.clockOK = s, true
+	}
 }

@@ -2,6 +2,7 @@ package workloads
 
 import (
 	"errors"
+	"fmt"
 	"io"
 	"math"
 	"path/filepath"
@@ -374,6 +375,52 @@ func (t *TraceSpec) Probe() error {
 	// reading on to the first kept one could read the whole file.
 	if _, err := rd.sorted(); err != nil && !errors.Is(err, io.EOF) {
 		return err
+	}
+	return nil
+}
+
+// ParseTraceColumns reads a column mapping written as
+// "time=ts,input=prompt_tokens,output=completion_tokens" (the keys of
+// TraceColumns).
+func ParseTraceColumns(s string) (TraceColumns, error) {
+	var c TraceColumns
+	fields := map[string]*string{"time": &c.Time, "input": &c.Input, "output": &c.Output, "tenant": &c.Tenant,
+		"model": &c.Model, "workload": &c.Workload, "session": &c.Session, "prefix": &c.Prefix,
+		"prefix_tokens": &c.PrefixTokens, "blocks": &c.Blocks}
+	for _, part := range strings.Split(s, ",") {
+		k, v, ok := strings.Cut(strings.TrimSpace(part), "=")
+		k, v = strings.TrimSpace(k), strings.TrimSpace(v)
+		if !ok || v == "" {
+			return c, fmt.Errorf("%q: want KEY=COLUMN, e.g. time=ts", part)
+		}
+		p := fields[k]
+		if p == nil {
+			return c, fmt.Errorf("%q: unknown key %q; allowed: time, input, output, tenant, model, workload, session, prefix, prefix_tokens, blocks", part, k)
+		}
+		*p = v
+	}
+	return c, nil
+}
+
+// ParseTraceFilter adds a filter written as "FIELD=V1|V2" (FIELD one of
+// model, tenant, workload, log_type) to f.
+func ParseTraceFilter(f *TraceFilter, s string) error {
+	k, v, ok := strings.Cut(s, "=")
+	if !ok || v == "" {
+		return fmt.Errorf("%q: want FIELD=VALUE or FIELD=V1|V2, e.g. model=GPT-4", s)
+	}
+	vals := strings.Split(v, "|")
+	switch strings.TrimSpace(k) {
+	case "model":
+		f.Model = append(f.Model, vals...)
+	case "tenant":
+		f.Tenant = append(f.Tenant, vals...)
+	case "workload":
+		f.Workload = append(f.Workload, vals...)
+	case "log_type":
+		f.LogType = append(f.LogType, vals...)
+	default:
+		return fmt.Errorf("%q: unknown field %q; allowed: model, tenant, workload, log_type", s, k)
 	}
 	return nil
 }

@@ -35,6 +35,7 @@ Usage:
   headroom sweep [FILE|EXAMPLE] [flags]  step-load levels or a grid of --param values: throughput and latency per point, knee marked
   headroom merge PART.json... [flags]   combine the part files of a sharded run, compare or sweep
   headroom calibrate FILE [flags]       fit a GPU step-time model to measurements; prints TOML to paste
+  headroom fit TRACE... [flags]         fit a scenario to request logs: rate curve, burstiness, tokens, prefixes
   headroom catalogue                    list the built-in GPUs and models a cluster can name
   headroom validate FILE...             check scenario files without running them
   headroom examples [NAME]              list the embedded example scenarios, or print one
@@ -84,6 +85,8 @@ func run(args []string, stdout, stderr io.Writer) int {
 		err = cmdMerge(args[1:], stdout, stderr)
 	case "calibrate":
 		err = cmdCalibrate(args[1:], stdout, stderr)
+	case "fit":
+		err = cmdFit(args[1:], stdout, stderr)
 	case "examples":
 		err = cmdExamples(args[1:], stdout, stderr)
 	case "catalogue", "catalog":
