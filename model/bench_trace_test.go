@@ -70,7 +70,7 @@ func benchWorkloadConfig(w model.WorkloadSpec, duration float64) model.Config {
 	return model.Config{Name: "bench", Seed: 1, Duration: duration, Interval: 3600,
 		Workloads: []model.WorkloadSpec{w},
 		Providers: []model.ProviderSpec{{Name: "api", Latency: model.LatencySpec{
-			TTFT: model.StageSpec{Base: 0.3, PerInputToken: 0.0001}, TPOT: model.StageSpec{Base: 0.02}}}}}
+			TTFT: model.TTFTSpec{Base: 0.3, PerInputToken: 0.0001}, TPOT: model.TPOTSpec{Mean: 0.02}}}}}
 }
 
 // peakRSS is the process's peak resident memory in MB (Linux), or NaN.

@@ -54,6 +54,9 @@ func (s *Sim) newRequest(w *workload, now float64) {
 	}
 	w.stats.offered++
 	s.ser.offered[s.interval(now)]++
+	if w.win != nil {
+		w.win.offered[w.win.at(now)]++
+	}
 	s.live++
 	s.ser.inFlight.Add(now, 1)
 	if w.semCap > 0 && w.semUsed >= w.semCap {
@@ -107,6 +110,7 @@ func (s *Sim) refused(id int32, reason int, retryAfter float64) {
 	}
 	w := s.wls[r.wl]
 	r.lastRsn = int16(reason)
+	r.retryAft = retryAfter
 	r.out = false
 	if rt := w.route; rt != nil && retryable(reason) && !gatewayReason(reason) && !(reason == rsTimeout && s.gw != nil) {
 		now := s.eng.Now()
@@ -152,13 +156,18 @@ func (s *Sim) fail(id int32, reason int) {
 		s.dropOrphan(id)
 		return
 	}
+	s.observeFail(id, reason)
 	w := s.wls[r.wl]
 	if r.gw != 0 {
 		s.gwRelease(id, 0, false)
 	}
 	w.stats.failed++
 	w.stats.failedBy[reason]++
+	if w.win != nil {
+		w.win.failed[w.win.at(r.arrival)]++
+	}
 	s.ser.failed[s.interval(s.eng.Now())]++
+	s.ser.arrFailed[s.interval(r.arrival)]++
 	s.finish(id, w)
 }
 

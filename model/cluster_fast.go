@@ -97,14 +97,7 @@ func mod(a, m int64) int64 {
 func (c *cluster) paged() bool { return c.spec.KV.Allocation != "contiguous" }
 
 // sharedBlocks is the number of prefix-cache blocks a sequence uses.
-func (rep *replica) sharedBlocks(sq *seqState) int {
-	if sq.prefix >= 0 {
-		if e := rep.prefixes[int64(sq.prefix)]; e != nil {
-			return int(e.blocks)
-		}
-	}
-	return int(sq.shared)
-}
+func (rep *replica) sharedBlocks(sq *seqState) int { return int(sq.shared) }
 
 // joinDecode moves a sequence that has its whole prompt computed (and
 // generated < output) into the decoding aggregate, between iterations.

@@ -5,7 +5,6 @@ import (
 	"math/rand/v2"
 
 	"github.com/headroom-sim/headroom/sim"
-	"github.com/headroom-sim/headroom/workloads"
 )
 
 // Gateway flags on a request (request.gw).
@@ -120,8 +119,7 @@ func newGateway(spec *GatewaySpec, cfg *Config) *gateway {
 		g.tenants = append(g.tenants, t)
 	}
 	for _, o := range spec.Outages {
-		c, _ := workloads.ParseClock(o.From)
-		from := math.Mod(c-cfg.StartClock+2*86400, 86400)
+		from := math.Mod(o.From.Seconds()-cfg.StartClock+2*86400, 86400)
 		g.outages = append(g.outages, gwOutage{from: from, to: from + float64(o.For), closed: o.Mode == FailClosed, localFrac: o.LocalFraction})
 	}
 	g.cacheExp = make([][]float64, len(cfg.Workloads))
@@ -242,7 +240,7 @@ func (s *Sim) gwAdmit(id int32, iv int) bool {
 		s.gwReject(id, key, rsGwStoreDown, g.retryAfter(o.to-now), iv)
 		return false
 	}
-	units := g.gwUnits(int(r.input), w.maxTok)
+	units := g.gwUnits(int(r.input), askMax(r, w))
 	// A reservation larger than a bucket can never succeed: 400, not 429.
 	if (t.bucket != nil && units > t.bucket.size) || (key != nil && key.bucket != nil && units > key.bucket.size) {
 		s.gwReject(id, key, rsGwTooLarge, 0, iv)
@@ -325,6 +323,7 @@ func (s *Sim) gwReject(id int32, key *gwScope, reason int, retryAfter float64, i
 	r := &s.reqs[id]
 	w := s.wls[r.wl]
 	w.stats.rejected[reason]++
+	s.windowRefused(w, reason)
 	w.gwT.st.rejected[reason]++
 	if key != nil {
 		key.st.rejected[reason]++
@@ -583,6 +582,7 @@ func (s *Sim) gwCrash(id int32, actual float64) {
 	r.out = false
 	r.lastRsn, r.retryAft, r.state = rsGwCrash, 0, stBackoff
 	w.stats.rejected[rsGwCrash]++
+	s.windowRefused(w, rsGwCrash)
 	w.gwT.st.rejected[rsGwCrash]++
 	s.ser.reject(rsGwCrash, s.interval(now))
 	s.eng.Schedule(now+float64(g.spec.ErrorLatency), evFail, id, r.gen)

@@ -10,6 +10,9 @@ func (s *Sim) send(id int32) {
 	iv := s.interval(s.eng.Now())
 	r.attempts++
 	w.stats.attempts++
+	if w.win != nil {
+		w.win.attempts[w.win.at(s.eng.Now())]++
+	}
 	if r.attempts > 1 {
 		w.stats.retries++
 		s.ser.retries[iv]++
@@ -42,7 +45,7 @@ func (s *Sim) sendTo(id int32, iv int) {
 	t := &w.targets[r.tgt]
 	now := s.eng.Now()
 	t.bstats.attempts++
-	r.maxTok = int32(t.maxTok)
+	r.maxTok = int32(maxOut(r, t))
 	if w.route != nil {
 		w.route.stats.Targets[r.tgt].Sent++
 	}
@@ -70,6 +73,9 @@ func (s *Sim) sendTo(id int32, iv int) {
 	if !p.org.empty {
 		lm.orgCharge = p.org.chargeFor(uncached, write, read, int(r.maxTok))
 		ok, dim, wait = p.org.check(now, &lm.orgCharge)
+	}
+	if r.attempts == 1 {
+		s.offerDemand(p, t.key, id, uncached, write, read)
 	}
 	scope, rsBase := 0, 0
 	if ok && t.key >= 0 {
@@ -137,6 +143,7 @@ func (s *Sim) serve(id int32) {
 		e2e += p.lat.tpotDraw(p.rngLat) * float64(r.output-1)
 	}
 	s.eng.Schedule(now+e2e, evDone, id, r.gen)
+	s.observeStart(id, e2e)
 }
 
 // sendBatch submits a request to the provider's batch lane.
@@ -242,6 +249,7 @@ func (s *Sim) countRejection(id int32, reason, iv int) {
 		return // its client already counted the attempt as timed out
 	}
 	w.stats.rejected[reason]++
+	s.windowRefused(w, reason)
 	if w.route != nil {
 		w.route.stats.Targets[r.tgt].Refused++
 	}

@@ -22,7 +22,7 @@ func (s *Sim) promptCacheSplit(p *provider, id int32, now float64) (read, write 
 	r := &s.reqs[id]
 	keys, b := s.reqKeys(id)
 	if keys == nil {
-		return p.cacheSplit(int(r.wl), int(r.prefix), s.wls[r.wl].spec.Tokens.SharedPrefix, int(r.input), now)
+		return p.cacheSplit(int(r.wl), int(r.prefix), s.sharedPrefix(r), int(r.input), now)
 	}
 	if !p.cacheOn {
 		return 0, 0

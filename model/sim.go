@@ -65,6 +65,8 @@ type request struct {
 	ttftSvc   float64
 	prevDelay float64
 	retryAft  float64
+	ask       int32 // the client's own max_tokens (live requests; 0: the workload's)
+	share     int32 // its shared prefix in tokens (live requests; see sharedPrefix)
 }
 
 // reqLimits is what a request was charged under each scope, kept apart
@@ -108,6 +110,7 @@ type workload struct {
 	paceTok       *tokenBucket
 	slo           [3]float64
 	stats         *groupStats
+	win           *windowStats // per-window figures (Config.Window), or nil
 }
 
 // Sim is one scenario wired for one run.
@@ -138,10 +141,13 @@ type Sim struct {
 	live    int64
 	ser     *seriesStats
 	ran     bool
+	driver  *liveState // set when the simulation is driven live (live.go)
 }
 
-// Build wires a validated configuration into a simulation. It applies
-// defaults and validates first, so a Config straight from a file is fine.
+// Build wires a configuration into a simulation. A configuration that
+// ApplyDefaults and Validate have checked (as scenarios builds them) is
+// used as it is; any other is copied, given its defaults and validated
+// first.
 func Build(cfg Config) (*Sim, error) {
 	cfg.Workloads = append([]WorkloadSpec(nil), cfg.Workloads...)
 	cfg.Providers = append([]ProviderSpec(nil), cfg.Providers...)
@@ -151,8 +157,13 @@ func Build(cfg Config) (*Sim, error) {
 		g := CloneGateway(*cfg.Gateway)
 		cfg.Gateway = &g
 	}
-	cfg.ApplyDefaults()
-	if err := cfg.Validate(); err != nil {
+	if !cfg.checked {
+		cfg.ApplyDefaults()
+		if err := cfg.Validate(); err != nil {
+			return nil, err
+		}
+	}
+	if err := checkWindow(cfg.Window, cfg.Duration); err != nil {
 		return nil, err
 	}
 	s := &Sim{cfg: cfg, nInt: cfg.intervals()}
@@ -276,6 +287,7 @@ func Build(cfg Config) (*Sim, error) {
 		}
 		w.slo = [3]float64{float64(spec.SLO.TTFT), float64(spec.SLO.TPOT), float64(spec.SLO.E2E)}
 		w.stats = newGroupStats()
+		w.win = newWindowStats(s.cfg.Window, s.cfg.Duration)
 		prefixes := spec.Tokens.Prefixes
 		if prefixes < 1 {
 			prefixes = 1

@@ -39,7 +39,7 @@ func replayVersusFit(t *testing.T, spec workloads.TraceSpec, horizon float64) (r
 	r.Workloads = []model.WorkloadSpec{{Name: "w", Route: "gpu", Demand: workloads.DemandSpec{Trace: &spec},
 		Tokens: workloads.TokenSpec{MaxTokens: maxTok}, Client: client}}
 	f := base
-	f.StartClock, _ = workloads.ParseClock(g.Demand.From)
+	f.StartClock = g.Demand.From.Seconds()
 	f.Workloads = []model.WorkloadSpec{{Name: "w", Route: "gpu", Demand: g.Demand,
 		Tokens: workloads.TokenSpec{Input: g.Input.Dist, Output: g.Output.Dist, MaxTokens: maxTok}, Client: client}}
 	return run(t, r), run(t, f), fit

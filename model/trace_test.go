@@ -35,7 +35,7 @@ func hostedTraceConfig(spec *workloads.TraceSpec, duration float64) Config {
 		Workloads: []WorkloadSpec{{Name: "replay", Route: "api", Demand: workloads.DemandSpec{Trace: spec},
 			Tokens: workloads.TokenSpec{MaxTokens: 100000}}},
 		Providers: []ProviderSpec{{Name: "api", Latency: LatencySpec{
-			TTFT: StageSpec{Base: 0.2, PerInputToken: 0.001}, TPOT: StageSpec{Base: 0.01}}}},
+			TTFT: TTFTSpec{Base: 0.2, PerInputToken: 0.001}, TPOT: TPOTSpec{Mean: 0.01}}}},
 	}
 }
 

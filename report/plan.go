@@ -37,6 +37,8 @@ type Plan struct {
 	// SLOs are the workloads' latency objectives, which Results do not
 	// carry; the HTML report draws them. They are not in the document.
 	SLOs []SLO `json:"slos,omitempty"`
+	// Warnings go into the document as they are (Document.Warnings).
+	Warnings []Warning `json:"warnings,omitempty"`
 }
 
 // SLO is one workload's latency objectives, in seconds (0: none).
@@ -86,6 +88,10 @@ type SweepParam struct {
 	Values []string `json:"values"`
 	// Numbers are the values as numbers, when every value is one.
 	Numbers []float64 `json:"numbers,omitempty"`
+	// Linked marks a key stepped together with the parameter before it
+	// (a linked --param: one index over both value lists), not a further
+	// axis of the grid.
+	Linked bool `json:"linked,omitempty"`
 }
 
 // GridPoint is one combination of parameter values.
@@ -197,6 +203,7 @@ func Assemble(p *Plan, results []*model.Results) (*Output, error) {
 		}
 	}
 	doc := NewDocument(p.Generator, p.Scenario, firsts)
+	doc.Warnings = p.Warnings
 	if p.Summarize {
 		doc.Replications = p.Replications
 		doc.Summary = summary

@@ -39,8 +39,9 @@ func (l SweepLevel) Label() string {
 	return l.Kind + " " + FormatLevel(l.Value)
 }
 
-// FormatLevel prints a level compactly: 8, 12.5, 0.25.
-func FormatLevel(v float64) string { return strconv.FormatFloat(v, 'g', -1, 64) }
+// FormatLevel prints a level compactly, as the summary prints numbers: 8,
+// 12.5, 0.25, 1.5k, 2M.
+func FormatLevel(v float64) string { return FormatNumber(v) }
 
 // ParseLevels parses a list of sweep levels. The spec is a comma-separated
 // list of items, each a number or a range:
@@ -49,6 +50,7 @@ func FormatLevel(v float64) string { return strconv.FormatFloat(v, 'g', -1, 64) 
 //	1..512x2      geometric: start..end x factor (1, 2, 4, ..., 512)
 //	10..100+10    linear:    start..end + step  (10, 20, ..., 100)
 //
+// A number may carry a magnitude suffix: 1k..8kx2, 2M (see ParseNumber).
 // A range includes end when a step lands on it (to 1e-9 relative) and
 // stops before it otherwise. Levels must be finite, > 0 and strictly
 // increasing across the whole spec, and there may be at most
@@ -94,6 +96,9 @@ func ParseLevels(spec string) ([]float64, error) {
 func parseLevel(s string) (float64, error) {
 	s = strings.TrimSpace(s)
 	v, err := strconv.ParseFloat(s, 64)
+	if n, ok := ParseNumber(s); ok {
+		v, err = toFloat(n), nil
+	}
 	if err != nil {
 		return 0, fmt.Errorf("%q is not a number", s)
 	}
@@ -137,6 +142,9 @@ func parseRange(item string) ([]float64, error) {
 		return nil, fmt.Errorf("invalid range %q: end %s is below start %s", item, FormatLevel(end), FormatLevel(start))
 	}
 	step, err := strconv.ParseFloat(strings.TrimSpace(by), 64)
+	if n, ok := ParseNumber(by); ok {
+		step, err = toFloat(n), nil
+	}
 	if err != nil || math.IsNaN(step) || math.IsInf(step, 0) {
 		return nil, fmt.Errorf("invalid range %q: %q is not a number", item, by)
 	}
@@ -211,30 +219,35 @@ func (s *Scenario) SweepConfigs(workload string, kind string, levels []float64, 
 		return nil, err
 	}
 	out := make([]model.Config, 0, len(levels))
+	sets := setEdits(overrides)
 	for _, v := range levels {
 		lv := SweepLevel{Kind: kind, Value: v}
 		if err := lv.check(); err != nil {
 			return nil, err
 		}
-		c, err := s.clone()
+		c, _, err := s.derive(lv.Label(), append([]edit{s.levelEdit(idx, lv)}, sets...))
 		if err != nil {
 			return nil, err
 		}
-		w := &c.Workloads[idx]
-		if kind == SweepConcurrency {
-			w.Demand = workloads.DemandSpec{Users: int(v), Think: workloads.Fixed(0)}
-		} else {
-			w.Demand = workloads.DemandSpec{Unit: workloads.UnitPerSecond, Rate: v, Arrivals: w.Demand.Arrivals}
-		}
-		if err := c.apply(overrides, -1); err != nil {
-			return nil, err
-		}
-		if err := c.validate(); err != nil {
-			return nil, c.sweepError(err, lv, overrides)
-		}
-		out = append(out, c.config(lv.Label()))
+		out = append(out, c)
 	}
 	return out, nil
+}
+
+// levelEdit replaces workload wl's demand by a sweep level: a closed loop
+// of users with zero think time, or a constant rate per second keeping the
+// workload's arrival process. Problems no override explains are reported
+// at the level ("sweep concurrency 8: workload "chat".demand.think: ..."),
+// since the line of the demand it replaced would mislead.
+func (s *Scenario) levelEdit(wl int, lv SweepLevel) edit {
+	demand := map[string]any{"users": int64(lv.Value), "think": int64(0)}
+	if lv.Kind == SweepRate {
+		demand = map[string]any{"unit": workloads.UnitPerSecond, "rate": lv.Value}
+		if d, ok := child(child(child(s.tree, keyStep("workload")), idxStep(wl)), keyStep("demand")).(map[string]any); ok && d["arrivals"] != nil {
+			demand["arrivals"] = d["arrivals"]
+		}
+	}
+	return edit{path: fmt.Sprintf("workload[%d].demand", wl), value: demand, replace: true, key: "sweep " + lv.Label(), catch: true}
 }
 
 // SweepWorkload returns the name of the workload a sweep of name varies:
@@ -274,19 +287,13 @@ func (l SweepLevel) check() error {
 	return nil
 }
 
-// sweepError reports a validation problem of a sweep level: at the --set
-// override that caused it when one did, else at the level ("sweep
-// concurrency 8: workload "chat".demand.think: ..."), since the line of the
-// demand the level replaced would mislead.
-func (s *Scenario) sweepError(err error, lv SweepLevel, overrides []Override) error {
-	out := s.overrideError(err, -1, nil, overrides)
-	var e *Error
-	if out != err || !errors.As(err, &e) {
-		return out
+// toFloat is a number from ParseNumber as a float64.
+func toFloat(v any) float64 {
+	switch x := v.(type) {
+	case int64:
+		return float64(x)
+	case float64:
+		return x
 	}
-	msg := e.Msg
-	if e.Key != "" {
-		msg = e.Key + ": " + msg
-	}
-	return &Error{File: s.file, Key: "sweep " + lv.Label(), Msg: msg}
+	return math.NaN()
 }

@@ -37,6 +37,8 @@ const (
 	fitQuantiles    = 200     // values of an empirical token distribution
 	fitPoissonBand  = 0.03    // |cv − 1| within this fits poisson
 	lognormalFitTol = 0.10    // max relative quantile error for a lognormal
+	fitMaxCV        = 100     // the largest gamma cv (ArrivalSpec.CV's range)
+	fitMaxPrefixes  = 1 << 24 // the most prefixes (TokenSpec.Prefixes's range)
 )
 
 // FitQuantileLevels are the quantiles a token fit is judged on.
@@ -403,7 +405,7 @@ func (g *fitGroup) fitCurve(f *Fit, end, startClock float64) error {
 			points[i] = round4(g.observedPerMin[i])
 		}
 	}
-	d := DemandSpec{Unit: UnitPerMinute, Curve: points, Every: Duration(every), From: clockText(startClock), Repeat: f.Folded}
+	d := DemandSpec{Unit: UnitPerMinute, Curve: points, Every: Duration(every), From: Clock(clockText(startClock)), Repeat: f.Folded}
 	if err := d.Validate(); err != nil {
 		return fmt.Errorf("fitted curve for %q: %w", g.name, err)
 	}
@@ -443,9 +445,9 @@ func (g *fitGroup) finish(f *Fit) {
 	case cv < 0.01:
 		fg.Demand.Arrivals = ArrivalSpec{Kind: ArrivalConstant}
 	default:
-		fg.Demand.Arrivals = ArrivalSpec{Kind: ArrivalGamma, CV: round4(math.Min(cv, maxArrivalCV))}
-		if cv > maxArrivalCV {
-			f.Notes = append(f.Notes, fmt.Sprintf("%s: arrivals are burstier (cv %.0f) than a gamma process can be made here (cv ≤ %d)", groupLabel(g.name), cv, maxArrivalCV))
+		fg.Demand.Arrivals = ArrivalSpec{Kind: ArrivalGamma, CV: round4(math.Min(cv, fitMaxCV))}
+		if cv > fitMaxCV {
+			f.Notes = append(f.Notes, fmt.Sprintf("%s: arrivals are burstier (cv %.0f) than a gamma process can be made here (cv ≤ %d)", groupLabel(g.name), cv, fitMaxCV))
 		}
 	}
 	n := float64(g.n)
@@ -459,7 +461,7 @@ func (g *fitGroup) finish(f *Fit) {
 	if g.keyed > 0 && g.inTok > 0 {
 		fg.PrefixShare = g.hitTok / g.inTok
 		fg.SharedPrefix = int(math.Round(g.hitTok / n))
-		fg.Prefixes = max(1, min(len(g.firstKeys), maxPrefixes))
+		fg.Prefixes = max(1, min(len(g.firstKeys), fitMaxPrefixes))
 	}
 }
 

@@ -6,6 +6,8 @@ import (
 	"io"
 	"math"
 	"path/filepath"
+
+	"github.com/headroom-sim/headroom/scenarios/schema"
 	"slices"
 	"strings"
 )
@@ -38,13 +40,10 @@ const (
 	ScaleCopies = "copies"
 )
 
-// Limits on trace settings, far beyond real use, so that a typo cannot make a
-// replay run forever or hold unbounded memory.
+// Limits of trace replay, far beyond real use, so that a typo cannot make a
+// replay run forever or hold unbounded memory (the keys' ranges are in their
+// tags).
 const (
-	maxTraceSpeed     = 1e6
-	maxTraceScale     = 1000
-	maxTraceBlockSize = 1 << 20
-	maxSortWindow     = 86400       // a day
 	maxTraceLine      = 64 << 20    // longest line a reader accepts, bytes
 	maxTraceBlocks    = 1 << 20     // hash blocks in one record
 	maxSessions       = 1 << 20     // sessions remembered at once (the least recently seen are forgotten)
@@ -65,56 +64,56 @@ const (
 type TraceSpec struct {
 	// File is the trace's path, relative to the scenario file unless
 	// absolute. Gzipped files (by their first bytes) are read directly.
-	File string `toml:"file"`
+	File string `toml:"file" doc:"the trace, relative to the scenario file; gzipped files are read directly"`
 	// Format is one of FormatAzure, FormatMooncake, FormatBurstGPT,
 	// FormatServeGen, FormatCSV, FormatJSONL; empty means detect it from
 	// the file's first line.
-	Format string `toml:"format"`
+	Format string `toml:"format" enum:"azure|mooncake|burstgpt|servegen|csv|jsonl" noun:"format" default:"detected from the first line" doc:"the trace's format"`
 	// Columns names the fields of a csv or jsonl trace.
-	Columns TraceColumns `toml:"columns"`
+	Columns TraceColumns `toml:"columns" doc:"csv and jsonl: the names of the fields"`
 	// TimeUnit is the unit of a numeric time column ("s", "ms", "us",
 	// "ns") or "datetime" for timestamps like "2024-05-10 00:00:00.009930"
 	// with an optional zone; csv and jsonl only (default "s").
-	TimeUnit string `toml:"time_unit"`
+	TimeUnit string `toml:"time_unit" enum:"s|ms|us|ns|datetime" noun:"time unit" default:"s" doc:"csv and jsonl: the unit of a numeric time column, or datetime"`
 	// BlockSize is the number of prompt tokens per hash block: the block
 	// hashes of Columns.Blocks (required with it), Mooncake's (512), or
 	// the blocks Headroom makes for session and prefix ids (default 64).
-	BlockSize int `toml:"block_size"`
+	BlockSize int `toml:"block_size" unit:"tokens" range:"(0,1048576]" zero:"the format's default (Mooncake 512, else 64)" doc:"prompt tokens per block hash, or per block of the prefixes made from sessions and prefix ids"`
 	// PrefixTokens is the length of the prefix that Columns.Prefix names,
 	// when no Columns.PrefixTokens column gives it per record.
-	PrefixTokens int `toml:"prefix_tokens"`
+	PrefixTokens int `toml:"prefix_tokens" unit:"tokens" range:"(0,1073741824]" zero:"absent" doc:"the length of the prefix columns.prefix names, when no column gives it"`
 	// Dataset is a ServeGen chunk's dataset JSON (token distributions);
 	// default: the trace file's name with "-trace.csv" replaced by
 	// "-dataset.json".
-	Dataset string `toml:"dataset"`
+	Dataset string `toml:"dataset" doc:"servegen: the chunk's dataset JSON (default: beside the trace)"`
 
 	// Where keeps only the records whose fields take one of the listed
 	// values.
-	Where TraceFilter `toml:"where"`
+	Where TraceFilter `toml:"where" doc:"keep only records whose fields take one of the values listed"`
 	// From and To cut the window [From, To) out of the trace (trace time,
 	// relative to its earliest record); To = 0 means the trace's end.
-	From Duration `toml:"from"`
-	To   Duration `toml:"to"`
+	From Duration `toml:"from" range:"[0s,inf)" default:"0s" doc:"the window's start, in trace time from the earliest record"`
+	To   Duration `toml:"to" range:"[0s,inf)" zero:"the trace's end" doc:"the window's end (exclusive), in trace time"`
 	// Speed compresses time (2 replays the trace twice as fast, so at
 	// twice the rate) or stretches it (0.5); default 1.
-	Speed float64 `toml:"speed"`
+	Speed float64 `toml:"speed" range:"(0,1000000]" zero:"1, as recorded" doc:"time compression: 2 replays twice as fast"`
 	// Scale multiplies the number of requests at the same shape: by
 	// thinning (each record kept with probability Scale < 1) or by
 	// superposing copies (Scale > 1: floor(Scale) copies, plus one more
 	// thinned to the fraction), copy j delayed by j·CopyShift. Copies are
 	// other users like these: their sessions and prefixes are their own.
-	Scale     float64  `toml:"scale"`
-	ScaleBy   string   `toml:"scale_by"`   // "thin" (default below 1) or "copies" (default above 1)
-	CopyShift Duration `toml:"copy_shift"` // delay between copies (default 1s)
+	Scale     float64  `toml:"scale" range:"(0,1000]" zero:"1, as recorded" doc:"more or fewer requests at the same shape"`
+	ScaleBy   string   `toml:"scale_by" enum:"thin|copies" noun:"way to scale" default:"thin below 1, copies above" doc:"how scale is applied"`
+	CopyShift Duration `toml:"copy_shift" range:"[0s,1d]" default:"1s" doc:"with copies: copy j is delayed by j × copy_shift"`
 	// Loop replays the window again and again until the horizon, each
 	// pass starting where the previous one ended (the window's length:
 	// To − From, or the records' span plus one mean gap). Like copies,
 	// each pass has sessions and prefixes of its own.
-	Loop bool `toml:"loop"`
+	Loop bool `toml:"loop" doc:"replay the window again until the horizon"`
 	// SortWindow accepts records up to this much earlier than a record
 	// before them and replays them in time order; a record later out of
 	// order is an error. 0 (default) requires time order.
-	SortWindow Duration `toml:"sort_window"`
+	SortWindow Duration `toml:"sort_window" range:"[0s,1d]" default:"0s" doc:"accept records this much out of time order, and sort them"`
 
 	// Dir is the directory a relative File is read from (the scenario
 	// file's); set by the scenario loader, not in TOML.
@@ -124,25 +123,25 @@ type TraceSpec struct {
 // TraceColumns names the fields of a csv or jsonl trace. Time, Input and
 // Output are required; the rest are optional.
 type TraceColumns struct {
-	Time         string `toml:"time"`          // arrival time, in TraceSpec.TimeUnit
-	Input        string `toml:"input"`         // prompt tokens
-	Output       string `toml:"output"`        // generated tokens
-	Tenant       string `toml:"tenant"`        // for where.tenant
-	Model        string `toml:"model"`         // for where.model
-	Workload     string `toml:"workload"`      // for where.workload
-	Session      string `toml:"session"`       // session or conversation id: each turn's prefix is the previous turn's context
-	Prefix       string `toml:"prefix"`        // id of a shared prefix (a system prompt), PrefixTokens long
-	PrefixTokens string `toml:"prefix_tokens"` // the prefix's length in tokens, per record
-	Blocks       string `toml:"blocks"`        // block hashes: a JSON array, or integers separated by spaces or semicolons
+	Time         string `toml:"time" doc:"arrival time, in time_unit"`
+	Input        string `toml:"input" doc:"prompt tokens"`
+	Output       string `toml:"output" doc:"generated tokens"`
+	Tenant       string `toml:"tenant" doc:"the record's tenant, for where.tenant"`
+	Model        string `toml:"model" doc:"the record's model, for where.model"`
+	Workload     string `toml:"workload" doc:"the record's workload, for where.workload"`
+	Session      string `toml:"session" doc:"session or conversation id: each turn's prefix is the previous turn's context"`
+	Prefix       string `toml:"prefix" doc:"id of a shared prefix, prefix_tokens long"`
+	PrefixTokens string `toml:"prefix_tokens" doc:"the prefix's length in tokens, per record"`
+	Blocks       string `toml:"blocks" doc:"block hashes: a JSON array, or integers separated by spaces or semicolons"`
 }
 
 // TraceFilter keeps records whose field is one of the values listed; an
 // empty list keeps every record. Values match exactly.
 type TraceFilter struct {
-	Model    []string `toml:"model"`
-	Tenant   []string `toml:"tenant"`
-	Workload []string `toml:"workload"`
-	LogType  []string `toml:"log_type"` // BurstGPT's "Conversation log" or "API log"
+	Model    []string `toml:"model" doc:"keep records of these models"`
+	Tenant   []string `toml:"tenant" doc:"keep records of these tenants"`
+	Workload []string `toml:"workload" doc:"keep records of these workloads"`
+	LogType  []string `toml:"log_type" doc:"keep records of these BurstGPT log types (\"Conversation log\", \"API log\")"`
 }
 
 // IsZero reports whether no filter is set.
@@ -216,13 +215,11 @@ func generic(format string) bool { return format == FormatCSV || format == Forma
 // the file's header and reports missing columns. Errors are *FieldError
 // values keyed relative to the trace table ("speed", "columns.time").
 func (t *TraceSpec) Validate() error {
+	if err := schema.Check(t); err != nil {
+		return err
+	}
 	if t.File == "" {
 		return fieldErrorf("file", "missing; name the trace file, e.g. file = \"requests.csv\" (relative to the scenario file)")
-	}
-	switch t.Format {
-	case "", FormatAzure, FormatMooncake, FormatBurstGPT, FormatServeGen, FormatCSV, FormatJSONL:
-	default:
-		return fieldErrorf("format", "unknown format %q; allowed: %s (or leave it out to detect it from the file)", t.Format, traceFormats)
 	}
 	c := t.Columns
 	if t.Format != "" && !generic(t.Format) && c != (TraceColumns{}) {
@@ -235,15 +232,8 @@ func (t *TraceSpec) Validate() error {
 			}
 		}
 	}
-	if t.TimeUnit != "" {
-		if t.Format != "" && !generic(t.Format) {
-			return fieldErrorf("time_unit", "does not apply to format %q, whose time unit is fixed", t.Format)
-		}
-		switch t.TimeUnit {
-		case TimeSeconds, TimeMillis, TimeMicros, TimeNanos, TimeDatetime:
-		default:
-			return fieldErrorf("time_unit", "unknown unit %q; allowed: s, ms, us, ns (numbers) or datetime (e.g. \"2024-05-10 00:00:00.009930+00:00\")", t.TimeUnit)
-		}
+	if t.TimeUnit != "" && t.Format != "" && !generic(t.Format) {
+		return fieldErrorf("time_unit", "does not apply to format %q, whose time unit is fixed", t.Format)
 	}
 	n := 0
 	for _, v := range []string{c.Session, c.Prefix, c.Blocks} {
@@ -257,17 +247,11 @@ func (t *TraceSpec) Validate() error {
 	if c.PrefixTokens != "" && c.Prefix == "" {
 		return fieldErrorf("columns.prefix_tokens", "needs columns.prefix, the id of the prefix whose length it gives")
 	}
-	if t.BlockSize < 0 || t.BlockSize > maxTraceBlockSize {
-		return fieldErrorf("block_size", "must be between 1 and %d tokens, got %d", maxTraceBlockSize, t.BlockSize)
-	}
 	if c.Blocks != "" && t.BlockSize == 0 {
 		return fieldErrorf("block_size", "missing; columns.blocks needs the number of prompt tokens each block hash covers, e.g. block_size = 16")
 	}
 	if t.BlockSize > 0 && t.Format != "" && t.Format != FormatMooncake && !generic(t.Format) && t.Format != FormatBurstGPT {
 		return fieldErrorf("block_size", "does not apply to format %q, which has no block hashes, sessions or prefix ids", t.Format)
-	}
-	if t.PrefixTokens < 0 || t.PrefixTokens > maxTokens {
-		return fieldErrorf("prefix_tokens", "must be between 1 and %d, got %d", maxTokens, t.PrefixTokens)
 	}
 	if c.Prefix != "" && c.PrefixTokens == "" && t.PrefixTokens == 0 {
 		return fieldErrorf("prefix_tokens", "missing; columns.prefix needs the prefix's length: prefix_tokens = N, or a column columns.prefix_tokens")
@@ -292,17 +276,7 @@ func (t *TraceSpec) Validate() error {
 	if t.To != 0 && t.To <= t.From {
 		return fieldErrorf("to", "must be later than from (%v), got %v", t.From, t.To)
 	}
-	if float64(t.SortWindow) > maxSortWindow {
-		return fieldErrorf("sort_window", "must be at most 1d, got %v", t.SortWindow)
-	}
-	if s := t.Speed; math.IsNaN(s) || math.IsInf(s, 0) || s < 0 || s > maxTraceSpeed {
-		return fieldErrorf("speed", "must be a finite number > 0 and <= %g (1 = as recorded, 2 = twice as fast), got %v", float64(maxTraceSpeed), s)
-	}
-	if s := t.Scale; math.IsNaN(s) || math.IsInf(s, 0) || s < 0 || s > maxTraceScale {
-		return fieldErrorf("scale", "must be a finite number > 0 and <= %d (1 = as recorded, 2 = twice the requests), got %v", maxTraceScale, s)
-	}
 	switch t.ScaleBy {
-	case "":
 	case ScaleThin:
 		if t.scale() > 1 {
 			return fieldErrorf("scale_by", "thin keeps each record with probability scale, so it needs scale <= 1 (got %v); use copies to add requests", t.scale())
@@ -311,8 +285,6 @@ func (t *TraceSpec) Validate() error {
 		if t.scale() < 1 {
 			return fieldErrorf("scale_by", "copies superposes shifted copies, so it needs scale >= 1 (got %v); use thin to remove requests", t.scale())
 		}
-	default:
-		return fieldErrorf("scale_by", "unknown way %q; allowed: thin, copies", t.ScaleBy)
 	}
 	if t.CopyShift != 0 && t.scaleBy() != ScaleCopies {
 		return fieldErrorf("copy_shift", "applies only when scale > 1 superposes copies")

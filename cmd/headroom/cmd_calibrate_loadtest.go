@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/headroom-sim/headroom/model/loadtest"
+	"github.com/headroom-sim/headroom/model/perf"
 	"github.com/headroom-sim/headroom/report"
 )
 
@@ -75,15 +76,16 @@ func calibrateLoadTest(paths []string, o calibrateOptions, stdout io.Writer) err
 	if len(ms) == 0 {
 		return badInput("%s: no step could be inferred: %s", strings.Join(paths, ", "), strings.Join(notes, "; "))
 	}
-	in := &calibInput{path: strings.Join(paths, ", "), format: levels[0].Tool + " load test", ms: ms, tp: max(o.tp, 1)}
-	hw, err := resolveHardware(in, o)
-	if err != nil {
+	for _, n := range notes {
+		io.WriteString(stdout, "  note: "+n+"\n")
+	}
+	cal := &report.Calibration{Path: strings.Join(paths, ", "), Format: perf.Format(levels[0].Tool + " load test"), Measurements: ms, TP: max(o.tp, 1)}
+	if err := resolveHardware(cal, o); err != nil {
 		return err
 	}
-	fits, fnotes, err := fitModels(in, hw, o.kind)
-	if err != nil {
+	if err := fitModels(cal, o); err != nil {
 		return err
 	}
 	io.WriteString(stdout, "\n")
-	return writeCalibration(stdout, in, hw, fits, append(notes, fnotes...))
+	return report.Calibrate(stdout, cal)
 }

@@ -147,7 +147,7 @@ func (o *fitOptions) traceSpec() (workloads.TraceSpec, workloads.FitOptions, err
 	}
 	s.File = "TRACE"
 	if err := s.Validate(); err != nil {
-		return s, opt, badInput("%s", flagWords(err))
+		return s, opt, badInput("%s", traceFlagWords(err))
 	}
 	if o.route == "" || strings.ContainsAny(o.route, "\"\n") {
 		return s, opt, badInput("--route %q: must be a backend name", o.route)
@@ -155,8 +155,8 @@ func (o *fitOptions) traceSpec() (workloads.TraceSpec, workloads.FitOptions, err
 	return s, opt, nil
 }
 
-// flagWords words a trace setting's error with the flag that sets it.
-func flagWords(err error) string {
+// traceFlagWords words a trace setting's error with the flag that sets it.
+func traceFlagWords(err error) string {
 	var fe *workloads.FieldError
 	if !errors.As(err, &fe) {
 		return err.Error()
