@@ -102,7 +102,7 @@ type TraceSpec struct {
 	// superposing copies (Scale > 1: floor(Scale) copies, plus one more
 	// thinned to the fraction), copy j delayed by j·CopyShift. Copies are
 	// other users like these: their sessions and prefixes are their own.
-	Scale     float64  `toml:"scale" range:"(0,1000]" zero:"1, as recorded" doc:"more or fewer requests at the same shape"`
+	Scale     float64  `toml:"scale" range:"(0,100]" zero:"1, as recorded" doc:"more or fewer requests at the same shape"`
 	ScaleBy   string   `toml:"scale_by" enum:"thin|copies" noun:"way to scale" default:"thin below 1, copies above" doc:"how scale is applied"`
 	CopyShift Duration `toml:"copy_shift" range:"[0s,1d]" default:"1s" doc:"with copies: copy j is delayed by j × copy_shift"`
 	// Loop replays the window again and again until the horizon, each
