@@ -32,10 +32,18 @@ func traceBenchRows(b *testing.B) int {
 const benchRate = 100.0
 
 // writeBenchTrace writes n Poisson arrivals at benchRate with lognormal
-// tokens (median 1,000 in, 200 out) as a CSV trace in Azure's format.
+// tokens (median 1,000 in, 200 out) as a CSV trace in Azure's format, in a
+// temporary directory, or at HEADROOM_TRACE_FILE (kept, and reused when it
+// exists, to time several runs without writing it each time).
 func writeBenchTrace(b *testing.B, n int) string {
 	b.Helper()
 	p := filepath.Join(b.TempDir(), "bench.csv")
+	if keep := os.Getenv("HEADROOM_TRACE_FILE"); keep != "" {
+		if _, err := os.Stat(keep); err == nil {
+			return keep
+		}
+		p = keep
+	}
 	f, err := os.Create(p)
 	if err != nil {
 		b.Fatal(err)
@@ -91,7 +99,8 @@ func peakRSS() float64 {
 // BenchmarkTraceReplay replays a trace of HEADROOM_TRACE_ROWS rows (10M by
 // default, about 390 MB of Azure-format CSV at 100 requests/s) against a
 // hosted API, and reports the cost per request and the peak resident
-// memory. Run it alone so that the peak is its own:
+// memory. Run it alone so that the peak is its own (HEADROOM_TRACE_ROWS
+// must match a kept HEADROOM_TRACE_FILE):
 //
 //	go test -run '^$' -bench '^BenchmarkTraceReplay$' -benchmem -benchtime 1x ./model/
 func BenchmarkTraceReplay(b *testing.B) {
