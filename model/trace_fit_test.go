@@ -126,3 +126,41 @@ func TestFittedAgreesWithReplayAzure(t *testing.T) {
 	a, b, _ := replayVersusFit(t, workloads.TraceSpec{File: path}, 3600+600)
 	agreement(t, "azure-conv", a, b, 0.02, 0.15)
 }
+
+// TestFittedKeepsMooncakeHitRate: the fit of the public Mooncake
+// conversation trace carries its prefix reuse over: on a replica with ample
+// KV memory the fitted workload's prefix-cache hit rate is within 2 points
+// of the replayed trace's.
+func TestFittedKeepsMooncakeHitRate(t *testing.T) {
+	path := filepath.Join("..", "..", "shared", "data", "mooncake_conversation_trace.jsonl")
+	if _, err := os.Stat(path); errors.Is(err, os.ErrNotExist) {
+		t.Skipf("%s absent", path)
+	}
+	if testing.Short() {
+		t.Skip("replays 12,031 long-context requests twice")
+	}
+	spec := workloads.TraceSpec{File: path}
+	fit, err := workloads.FitTrace(spec, workloads.FitOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	g := fit.Groups[0]
+	if g.SharedPrefix == 0 {
+		t.Fatalf("no shared prefix fitted: %+v", fit.Notes)
+	}
+	cl := model.ClusterSpec{Name: "gpu", Replicas: 1, PrefixCaching: true, MaxNumSeqs: 1024, MaxNumBatchedTokens: 1 << 20,
+		KV:   model.KVSpec{BlockSize: 16, Blocks: 16 << 20},
+		Step: model.StepSpec{Kind: "table", Batches: []float64{1, 1024}, Times: []workloads.Duration{0.001, 0.002}, PrefillPerToken: 1e-6}}
+	base := model.Config{Name: "mooncake", Seed: 1, Duration: 7200, Interval: 60, Clusters: []model.ClusterSpec{cl}}
+	r := base
+	r.Workloads = []model.WorkloadSpec{{Name: "w", Route: "gpu", Demand: workloads.DemandSpec{Trace: &spec}, Tokens: workloads.TokenSpec{MaxTokens: 1 << 20}}}
+	f := base
+	f.Workloads = []model.WorkloadSpec{{Name: "w", Route: "gpu", Demand: g.Demand,
+		Tokens: workloads.TokenSpec{Input: g.Input.Dist, Output: g.Output.Dist, MaxTokens: 1 << 20, SharedPrefix: g.SharedPrefix, Prefixes: g.Prefixes}}}
+	hr := run(t, r).Backends[0].Tokens.CacheHitRate
+	hf := run(t, f).Backends[0].Tokens.CacheHitRate
+	t.Logf("hit rate replayed %.4f, fitted %.4f (trace share %.4f, shared_prefix %d)", hr, hf, g.PrefixShare, g.SharedPrefix)
+	if math.Abs(hr-hf) > 0.02 {
+		t.Errorf("hit rate replayed %.4f, fitted %.4f", hr, hf)
+	}
+}

@@ -94,14 +94,16 @@ func WriteFitQuality(w io.Writer, fits []*workloads.Fit) error {
 					fmt.Fprintf(&b, "  %s: lognormal (median %s, p95 %s), within %.1f%% at every quantile above\n", row.name,
 						tok(row.tf.Dist.Median), tok(row.tf.Dist.P95), 100*row.tf.MaxRelErr)
 				} else {
-					fmt.Fprintf(&b, "  %s: an empirical histogram of %d quantiles (the best lognormal misses a quantile by %.0f%%)\n", row.name,
+					fmt.Fprintf(&b, "  %s: an empirical histogram of %d values, finer in the tail (the best lognormal misses a quantile by %.0f%%)\n", row.name,
 						len(row.tf.Dist.Values), 100*row.tf.LognormalErr)
 				}
 			}
 			fmt.Fprintf(&b, "  input and output: correlation of their logarithms %.2f%s\n", g.LogCorrelation, correlationNote(g.LogCorrelation))
-			if g.WithKeys > 0 {
-				fmt.Fprintf(&b, "  prefix reuse in the trace: %.1f%% of prompt tokens could come from an earlier request's blocks → shared_prefix = %d over %d prefixes (a synthetic workload shares one prefix per request: the hit rate carries over, per-conversation histories do not)\n",
-					100*g.PrefixShare, g.SharedPrefix, g.Prefixes)
+			if g.SharedPrefix > 0 {
+				fmt.Fprintf(&b, "  prefix reuse in the trace: %.1f%% of prompt tokens could come from an earlier request's blocks → shared_prefix = %d over %d prefixes, which reuses as much; prompts shorter than it are lengthened to it, raising the mean prompt by %.1f%% (a synthetic workload shares one prefix per request: the hit rate carries over, per-conversation histories do not)\n",
+					100*g.PrefixShare, g.SharedPrefix, g.Prefixes, 100*g.PromptRaise)
+			} else if g.PrefixShare > 0 {
+				fmt.Fprintf(&b, "  prefix reuse in the trace: %.1f%% of prompt tokens could come from an earlier request's blocks (not fitted, see the note)\n", 100*g.PrefixShare)
 			}
 		}
 		for _, n := range f.Notes {
@@ -249,7 +251,7 @@ func writeFitWorkload(b *strings.Builder, f *workloads.Fit, g *workloads.FitGrou
 	fmt.Fprintf(b, "output = %s\n", distTOML(g.Output.Dist))
 	fmt.Fprintf(b, "max_tokens = %d # the longest output in the trace\n", max(g.MaxOutput, 1))
 	if g.SharedPrefix > 0 {
-		fmt.Fprintf(b, "# %.1f%% of prompt tokens were reusable from earlier requests' blocks\nshared_prefix = %d\nprefixes = %d\n", 100*g.PrefixShare, g.SharedPrefix, g.Prefixes)
+		fmt.Fprintf(b, "# %.1f%% of prompt tokens were reusable from earlier requests' blocks; this reuses as much, lengthening\n# prompts shorter than shared_prefix to it (the mean prompt +%.1f%%)\nshared_prefix = %d\nprefixes = %d\n", 100*g.PrefixShare, 100*g.PromptRaise, g.SharedPrefix, g.Prefixes)
 	}
 }
 
@@ -269,17 +271,25 @@ func distTOML(d workloads.Dist) string {
 		return fmt.Sprintf("{ dist = \"lognormal\", median = %s, p95 = %s }", tomlNum(d.Median), tomlNum(d.P95))
 	case workloads.KindEmpirical:
 		var b strings.Builder
-		b.WriteString("{ dist = \"empirical\", values = [")
-		for i, v := range d.Values {
-			if i%16 == 0 {
-				b.WriteString("\n  ")
-			} else {
-				b.WriteString(" ")
+		list := func(vs []float64, per int, format func(float64) string) {
+			for i, v := range vs {
+				if i%per == 0 {
+					b.WriteString("\n  ")
+				} else {
+					b.WriteString(" ")
+				}
+				b.WriteString(format(v))
+				b.WriteString(",")
 			}
-			b.WriteString(tomlNum(v))
-			b.WriteString(",")
+			b.WriteString("\n]")
 		}
-		b.WriteString("\n] }")
+		b.WriteString("{ dist = \"empirical\", values = [")
+		list(d.Values, 16, tomlNum)
+		if len(d.Weights) > 0 {
+			b.WriteString(", weights = [")
+			list(d.Weights, 12, func(w float64) string { return strconv.FormatFloat(w, 'f', -1, 64) })
+		}
+		b.WriteString(" }")
 		return b.String()
 	}
 	return d.String()

@@ -6,7 +6,6 @@ import (
 	"io"
 	"math"
 	"math/rand/v2"
-	"sort"
 
 	"github.com/headroom-sim/headroom/sim"
 )
@@ -34,7 +33,7 @@ const (
 	maxFitGroups    = 64
 	maxFitIntervals = 1_000_000
 	maxFitSeenKeys  = 8 << 20 // block keys remembered to measure reuse
-	fitQuantiles    = 200     // values of an empirical token distribution
+	fitPrefixRaise  = 0.10    // the most a shared prefix may raise the mean prompt
 	fitPoissonBand  = 0.03    // |cv − 1| within this fits poisson
 	lognormalFitTol = 0.10    // max relative quantile error for a lognormal
 	fitMaxCV        = 100     // the largest gamma cv (ArrivalSpec.CV's range)
@@ -99,6 +98,9 @@ type FitGroup struct {
 	PrefixShare  float64
 	SharedPrefix int
 	Prefixes     int
+	// PromptRaise is how much shared_prefix raises the mean prompt
+	// (prompts shorter than it are lengthened to it), relative.
+	PromptRaise float64
 }
 
 // TokenFit is a fitted token distribution and how well it fits.
@@ -458,11 +460,106 @@ func (g *fitGroup) finish(f *Fit) {
 		fg.LogCorrelation = (g.linout/n - (g.lin/n)*(g.lout/n)) / math.Sqrt(vi*vo)
 	}
 	fg.WithKeys = g.keyed
-	if g.keyed > 0 && g.inTok > 0 {
+	if g.keyed > 0 && g.inTok > 0 && g.hitTok > 0 {
 		fg.PrefixShare = g.hitTok / g.inTok
-		fg.SharedPrefix = int(math.Round(g.hitTok / n))
-		fg.Prefixes = max(1, min(len(g.firstKeys), fitMaxPrefixes))
+		vals, ws := distGrid(fg.Input.Dist, g.in)
+		sp, meanIn, clamped := sharedPrefixFor(vals, ws, fg.PrefixShare)
+		fg.PromptRaise = clamped/meanIn - 1
+		if fg.PromptRaise > fitPrefixRaise {
+			f.Notes = append(f.Notes, fmt.Sprintf("%s: a shared prefix of %d tokens would reproduce the %.1f%% reuse but lengthen the prompts shorter than it, raising the mean prompt by %.0f%%; the fit leaves shared_prefix out: replay the trace for its prefixes",
+				groupLabel(g.name), sp, 100*fg.PrefixShare, 100*fg.PromptRaise))
+		} else {
+			fg.SharedPrefix = sp
+			fg.Prefixes = max(1, min(len(g.firstKeys), fitMaxPrefixes))
+		}
 	}
+}
+
+// sharedPrefixFor finds the shared prefix S with which a synthetic
+// workload reuses share of its prompt tokens: S / E[max(X, S)] = share,
+// where X is the prompt length (Sample lengthens shorter prompts to S). It
+// returns S, E[X] and E[max(X, S)].
+func sharedPrefixFor(vals, ws []float64, share float64) (s int, mean, clamped float64) {
+	e := func(sp float64) float64 {
+		t := 0.0
+		for i, v := range vals {
+			t += ws[i] * math.Max(v, sp)
+		}
+		return t
+	}
+	mean = e(0)
+	lo, hi := 0.0, vals[len(vals)-1]/share
+	for i := 0; i < 60; i++ {
+		mid := (lo + hi) / 2
+		if mid < share*e(mid) {
+			lo = mid
+		} else {
+			hi = mid
+		}
+	}
+	s = int(math.Round(lo))
+	return s, mean, e(float64(s))
+}
+
+// distGrid discretizes a fitted token distribution on the quantile grid:
+// values and weights summing to 1.
+func distGrid(d Dist, sk *sim.Sketch) (vals, ws []float64) {
+	levels, widths := quantileGrid()
+	mu, sigma := d.logNormalParams()
+	for i, q := range levels {
+		switch d.Kind {
+		case KindEmpirical:
+			vals = append(vals, weightedQuantile(d.Values, d.Weights, q))
+		case KindLogNormal:
+			vals = append(vals, math.Exp(mu+sigma*normQuantile(q)))
+		case KindFixed:
+			vals = append(vals, d.Value)
+		default:
+			vals = append(vals, sk.Quantile(q))
+		}
+		ws = append(ws, widths[i])
+	}
+	return vals, ws
+}
+
+// quantileGrid is the grid an empirical fit uses: bins of 1% up to p90,
+// 0.1% up to p99, 0.05% above, 200 in all, denser in the tail that
+// latency depends on. It returns each bin's middle level and width.
+func quantileGrid() (mids, widths []float64) {
+	add := func(from, to, step float64) {
+		for x := from; x < to-step/2; x += step {
+			mids = append(mids, x+step/2)
+			widths = append(widths, step)
+		}
+	}
+	add(0, 0.9, 0.01)
+	add(0.9, 0.99, 0.001)
+	add(0.99, 1, 0.0005)
+	return mids, widths
+}
+
+// weightedQuantile is the q-quantile of sorted values with weights (equal
+// when none): the first value whose cumulative weight reaches q.
+func weightedQuantile(vals, ws []float64, q float64) float64 {
+	total := 0.0
+	for i := range vals {
+		total += weightOf(ws, i)
+	}
+	c := 0.0
+	for i, v := range vals {
+		c += weightOf(ws, i)
+		if c >= q*total-1e-12 {
+			return v
+		}
+	}
+	return vals[len(vals)-1]
+}
+
+func weightOf(ws []float64, i int) float64 {
+	if len(ws) == 0 {
+		return 1
+	}
+	return ws[i]
 }
 
 func groupLabel(name string) string {
@@ -474,7 +571,8 @@ func groupLabel(name string) string {
 
 // fitTokens fits a lognormal by maximum likelihood (mu, sigma of the logs)
 // and keeps it when it matches the sketch's quantiles within 10%;
-// otherwise it returns an empirical distribution of 200 quantiles.
+// otherwise it returns an empirical distribution on the quantile grid
+// (adjacent bins of equal value merged).
 func fitTokens(sk *sim.Sketch, mu, sigma float64) TokenFit {
 	var tf TokenFit
 	tf.Mean = sk.Mean()
@@ -493,26 +591,28 @@ func fitTokens(sk *sim.Sketch, mu, sigma float64) TokenFit {
 			tf.Fitted[i] = math.Exp(mu + sigma*normQuantile(q))
 		}
 	} else {
-		vals := make([]float64, fitQuantiles)
-		for i := range vals {
-			vals[i] = math.Round(sk.Quantile((float64(i) + 0.5) / fitQuantiles))
+		mids, widths := quantileGrid()
+		var vals, ws []float64
+		for i, q := range mids {
+			v := math.Max(1, math.Round(sk.Quantile(q)))
+			if n := len(vals); n > 0 && vals[n-1] == v {
+				ws[n-1] += widths[i]
+				continue
+			}
+			vals, ws = append(vals, v), append(ws, widths[i])
 		}
-		sort.Float64s(vals)
-		tf.Dist = Dist{Kind: KindEmpirical, Values: vals}
+		for i := range ws {
+			ws[i] = math.Round(ws[i]*1e6) / 1e6
+		}
+		tf.Dist = Dist{Kind: KindEmpirical, Values: vals, Weights: ws}
 		for i, q := range FitQuantileLevels {
-			tf.Fitted[i] = empiricalQuantile(vals, q)
+			tf.Fitted[i] = weightedQuantile(vals, ws, q)
 		}
 	}
 	for i := range FitQuantileLevels {
 		tf.MaxRelErr = math.Max(tf.MaxRelErr, math.Abs(tf.Fitted[i]-tf.Observed[i])/tf.Observed[i])
 	}
 	return tf
-}
-
-// empiricalQuantile is the q-quantile of equally weighted sorted values,
-// by the same rank rule as the sketch (floor(q·(n−1))).
-func empiricalQuantile(v []float64, q float64) float64 {
-	return v[int(math.Floor(q*float64(len(v)-1)))]
 }
 
 // normQuantile is Φ⁻¹(q).

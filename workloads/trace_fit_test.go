@@ -154,7 +154,19 @@ func TestFitGroupsAndPrefixes(t *testing.T) {
 	// blocks of 64 = 128); turn 3 (400 in) reuses 340 (5 blocks = 320).
 	// Of 800 prompt tokens, 448 reused.
 	a := fit.Groups[0]
-	if math.Abs(a.PrefixShare-448.0/800) > 1e-9 || a.SharedPrefix != 149 || a.Prefixes != 1 {
+	if math.Abs(a.PrefixShare-448.0/800) > 1e-9 || a.SharedPrefix == 0 || a.Prefixes != 1 {
 		t.Errorf("acme reuse %.4f, shared %d, prefixes %d", a.PrefixShare, a.SharedPrefix, a.Prefixes)
+	}
+}
+
+// TestSharedPrefixForKeepsTheShare: the shared prefix reuses the trace's
+// share of prompt tokens although it lengthens shorter prompts: prompts of
+// 100, 300 and 400 tokens and a share of 0.56 give S = 0.56 (S + 700)/3,
+// S = 392/2.44.
+func TestSharedPrefixForKeepsTheShare(t *testing.T) {
+	third := 1.0 / 3
+	s, mean, clamped := sharedPrefixFor([]float64{100, 300, 400}, []float64{third, third, third}, 0.56)
+	if want := 392 / 2.44; math.Abs(float64(s)-want) > 0.5 || math.Abs(mean-800.0/3) > 1e-9 || math.Abs(clamped-(float64(s)+700)/3) > 1e-9 {
+		t.Errorf("S %d (want %.1f), mean %v, clamped %v", s, want, mean, clamped)
 	}
 }
