@@ -35,7 +35,7 @@ func (s *Sim) newRequest(w *workload, now float64) {
 	case w.fixedTok:
 		in, out = w.fixIn, w.fixOut
 	default:
-		in, out, prefix = w.spec.Tokens.Sample(w.rngTok)
+		in, out, prefix = w.tok.Sample(w.rngTok)
 	}
 	*r = request{gen: gen, wl: int32(w.idx), batch: w.batch, input: int32(in), output: int32(out), prefix: int32(prefix),
 		maxTok: int32(w.maxTok), arrival: now, lastRsn: -1}

@@ -75,7 +75,7 @@ func (s *Sim) sendTo(id int32, iv int) {
 		ok, dim, wait = p.org.check(now, &lm.orgCharge)
 	}
 	if r.attempts == 1 {
-		s.offerDemand(p, t.key, id, uncached, write, read)
+		s.offerDemand(p, t.key, id, &lm.orgCharge, uncached, write, read)
 	}
 	scope, rsBase := 0, 0
 	if ok && t.key >= 0 {

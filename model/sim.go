@@ -99,6 +99,7 @@ type workload struct {
 	closed        bool
 	job           bool
 	rngTok        *rand.Rand
+	tok           workloads.TokenSampler // the spec's tokens, parameters derived once
 	rngThink      *rand.Rand
 	rngClient     *rand.Rand
 	retry         retryPolicy
@@ -246,6 +247,7 @@ func Build(cfg Config) (*Sim, error) {
 		}
 		base := "workload/" + spec.Name
 		w.rngTok = cfg.stream(base + "/tokens")
+		w.tok = w.spec.Tokens.Sampler()
 		w.rngThink = cfg.stream(base + "/think")
 		w.rngClient = cfg.stream(base + "/client")
 		w.closed = spec.Demand.Closed()
