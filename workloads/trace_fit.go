@@ -32,7 +32,7 @@ type FitOptions struct {
 const (
 	maxFitGroups    = 64
 	maxFitIntervals = 1_000_000
-	maxFitSeenKeys  = 8 << 20 // block keys remembered to measure reuse
+	maxFitSeenKeys  = 2 << 20 // block keys remembered to measure reuse (about 60 MB)
 	fitPrefixRaise  = 0.10    // the most a shared prefix may raise the mean prompt
 	fitPoissonBand  = 0.03    // |cv − 1| within this fits poisson
 	lognormalFitTol = 0.10    // max relative quantile error for a lognormal
