@@ -210,6 +210,14 @@ func FitTrace(spec TraceSpec, opt FitOptions) (*Fit, error) {
 		if f.Requests == 0 {
 			f.Format = rp.Format()
 			f.StartClock, f.ClockKnown = rp.StartClock()
+			if opt.By != "" && !hasField(f.Format, spec.Columns, opt.By) {
+				rp.Close()
+				hint := ""
+				if generic(f.Format) {
+					hint = "; name it in columns." + opt.By
+				}
+				return nil, fmt.Errorf("fit by %s: the %s trace has no %s field%s", opt.By, f.Format, opt.By, hint)
+			}
 		}
 		f.Requests++
 		span = rec.Time
@@ -631,4 +639,18 @@ func round4(x float64) float64 {
 func clockText(s float64) string {
 	t := int(s) % 86400
 	return fmt.Sprintf("%02d:%02d:%02d", t/3600, t/60%60, t%60)
+}
+
+// hasField reports whether records of the format carry a tenant, model or
+// workload field.
+func hasField(format string, c TraceColumns, field string) bool {
+	switch field {
+	case "model":
+		return format == FormatBurstGPT || generic(format) && c.Model != ""
+	case "tenant":
+		return generic(format) && c.Tenant != ""
+	case "workload":
+		return generic(format) && c.Workload != ""
+	}
+	return false
 }

@@ -93,6 +93,7 @@ func TestFitBadInput(t *testing.T) {
 		{[]string{"fit", bad, "--by", "colour"}, "--by \"colour\""},
 		{[]string{"fit", bad, "--every", "0s"}, "--every"},
 		{[]string{"fit", bad, "--where", "model"}, "--where"},
+		{[]string{"fit", "../../workloads/testdata/azure_small.csv", "--by", "tenant"}, "fit by tenant: the azure trace has no tenant field"},
 	}
 	for _, c := range cases {
 		code, stdout, stderr := cli(t, c.args...)
