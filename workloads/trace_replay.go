@@ -85,14 +85,17 @@ type sessState struct {
 }
 
 // OpenReplay opens a replay of spec up to horizon simulated seconds,
-// drawing the thinning (and a ServeGen trace's arrivals) from r. The caller
-// must Close it.
+// drawing the thinning (and a ServeGen trace's arrivals) from r (a fixed
+// stream when nil). The caller must Close it.
 func OpenReplay(spec *TraceSpec, horizon float64, r *rand.Rand) (*Replay, error) {
 	if err := spec.Validate(); err != nil {
 		return nil, err
 	}
 	if math.IsNaN(horizon) || horizon < 0 {
 		return nil, fmt.Errorf("replay horizon must be >= 0, got %v", horizon)
+	}
+	if r == nil {
+		r = rand.New(rand.NewPCG(0x5e7e, 0x6e4)) // the fixed stream OpenTrace uses
 	}
 	rp := &Replay{spec: spec, path: spec.Path(), horizon: horizon, r: r, in: sim.NewSketch(), out: sim.NewSketch()}
 	abs, err := filepath.Abs(rp.path)

@@ -273,3 +273,22 @@ func TestForgetSessionsKeepsNewest(t *testing.T) {
 		}
 	}
 }
+
+func TestReplayServeGenWithoutStream(t *testing.T) {
+	recs, _ := replayAll(t, TraceSpec{File: "testdata/servegen_small-trace.csv", Scale: 0.5}, math.Inf(1))
+	rp, err := OpenReplay(&TraceSpec{File: "testdata/servegen_small-trace.csv"}, math.Inf(1), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer rp.Close()
+	n := 0
+	for {
+		if _, err := rp.Next(); err != nil {
+			break
+		}
+		n++
+	}
+	if n < 1000 || len(recs) > n {
+		t.Errorf("%d requests without a stream, %d thinned to half", n, len(recs))
+	}
+}
