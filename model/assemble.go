@@ -44,6 +44,7 @@ func (s *Sim) results(interrupted bool) *Results {
 		res.Gateway = s.gatewayResult(res, horizon)
 	}
 	res.Series = s.series()
+	res.Traces = s.traceResults()
 	res.Findings = s.findings(res)
 	return res
 }

@@ -319,6 +319,7 @@ func (c checker) Handle(e sim.Event) {
 			for _, id := range rep.running {
 				used += c.s.privateBlocks(cl, rep, id)
 			}
+			used += rep.cachedKV()
 			for _, e := range rep.prefixes {
 				used += int(e.blocks)
 				if e.refs < 0 {

@@ -22,6 +22,12 @@ summary, and writes JSON, CSV and HTML results when asked. With --json
 FILE.json the HTML report is also written beside it, as FILE.html, unless
 --html names another file or --no-html is given.
 
+A workload's demand can be a request log replayed record by record:
+  [workload.demand]
+  trace = { file = "requests.csv", format = "azure" }   # or mooncake, burstgpt, servegen, csv, jsonl
+with a window (from, to), speed, scale, loop and filters; see the README.
+"headroom fit TRACE" writes a scenario whose workloads reproduce a log.
+
 Examples:
   headroom run
   headroom run salespeople-peak --csv out/sales
