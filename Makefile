@@ -63,7 +63,16 @@ fuzz:
 	$(GO) test -run '^$$' -fuzz '^FuzzDecodeStrict$$' -fuzztime $(FUZZTIME) ./scenarios/
 	$(GO) test -run '^$$' -fuzz '^FuzzIndex$$' -fuzztime $(FUZZTIME) ./scenarios/
 	$(GO) test -run '^$$' -fuzz '^FuzzSet$$' -fuzztime $(FUZZTIME) ./scenarios/
+	$(GO) test -run '^$$' -fuzz '^FuzzMergePart$$' -fuzztime $(FUZZTIME) ./report/shard/
 	$(GO) test -run '^$$' -fuzz '^FuzzDecode$$' -fuzztime $(FUZZTIME) ./model/serve/
+	$(GO) test -run '^$$' -fuzz '^FuzzAzureTrace$$' -fuzztime $(FUZZTIME) ./workloads/
+	$(GO) test -run '^$$' -fuzz '^FuzzMooncakeTrace$$' -fuzztime $(FUZZTIME) ./workloads/
+	$(GO) test -run '^$$' -fuzz '^FuzzGenericCSVTrace$$' -fuzztime $(FUZZTIME) ./workloads/
+	$(GO) test -run '^$$' -fuzz '^FuzzGenericJSONLTrace$$' -fuzztime $(FUZZTIME) ./workloads/
+	$(GO) test -run '^$$' -fuzz '^FuzzServeGenTrace$$' -fuzztime $(FUZZTIME) ./workloads/
+	$(GO) test -run '^$$' -fuzz '^FuzzServeGenPMF$$' -fuzztime $(FUZZTIME) ./workloads/
+	$(GO) test -run '^$$' -fuzz '^FuzzParseDatetime$$' -fuzztime $(FUZZTIME) ./workloads/
+	$(GO) test -run '^$$' -fuzz '^FuzzLoadTestParse$$' -fuzztime $(FUZZTIME) ./model/loadtest/
 
 ## lint: formatting and vet
 lint:

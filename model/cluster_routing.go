@@ -165,7 +165,7 @@ func (s *Sim) choose(c *cluster, id int32, cand []*replica) *replica {
 			return rep
 		}
 	case polSession:
-		return sessionPick(prefixKey(&s.reqs[id]), cand)
+		return sessionPick(s.sessionKey(id), cand)
 	case polWeighted:
 		return s.weightedPick(c, id, cand)
 	}
@@ -183,49 +183,82 @@ func (c *cluster) leastLoaded(cand []*replica) *replica {
 	return best
 }
 
-// prefixTier says where a replica holds a request's shared prefix: 2 in
-// GPU memory, 1 in its CPU tier, 0 nowhere (or the request has none).
-func (s *Sim) prefixTier(c *cluster, rep *replica, id int32) int {
+// cachedOn is how many leading prompt tokens of request id a replica
+// holds in its prefix cache, and whether they are in GPU memory (tier 2)
+// or only in the CPU tier (tier 1); 0, 0 when it holds none. A trace's
+// requests are matched block by block (their longest cached run), others
+// by their workload's shared prefix.
+func (s *Sim) cachedOn(c *cluster, rep *replica, id int32) (tokens, tier int) {
+	if !c.spec.PrefixCaching {
+		return 0, 0
+	}
 	r := &s.reqs[id]
-	if !c.spec.PrefixCaching || s.sharedPrefix(r) < c.bs {
-		return 0
+	if keys, kb := s.reqKeys(id); keys != nil {
+		if h := rep.blockHits(keys, kb, int(r.input)); h > 0 {
+			return h * kb, 2
+		}
+		return 0, 0
+	}
+	n := s.sharedPrefix(r) / c.bs * c.bs
+	if n == 0 {
+		return 0, 0
 	}
 	key := prefixKey(r)
 	if rep.prefixes[key] != nil {
-		return 2
+		return n, 2
 	}
 	if rep.tier != nil && rep.tier.has(key) {
-		return 1
+		return n, 1
 	}
-	return 0
+	return 0, 0
+}
+
+// hasPrefix reports whether a request has a prefix a cache could hold.
+func (s *Sim) hasPrefix(c *cluster, id int32) bool {
+	if keys, _ := s.reqKeys(id); keys != nil {
+		return true
+	}
+	return s.sharedPrefix(&s.reqs[id]) >= c.bs
+}
+
+// sessionKey is what session affinity hashes: a trace request's first
+// block (a conversation's turns share it), or the workload's prefix the
+// request uses (a workload's prefixes stand for its conversations).
+func (s *Sim) sessionKey(id int32) int64 {
+	if keys, _ := s.reqKeys(id); keys != nil {
+		return int64(keys[0])
+	}
+	return prefixKey(&s.reqs[id])
 }
 
 // prefixPick is consistent hashing with bounded loads (Mirrokni, Thorup
-// and Zadimoghaddam) on the caches' contents: the least loaded replica
-// holding the prefix (GPU memory before the CPU tier), provided it has a
-// free batch slot (fewer outstanding requests than max_num_seqs) or its
-// outstanding work, the request added, stays within ceil(bound × the
-// mean); nil to fall back to the least loaded replica, which then caches
-// the prefix too. The slot rule keeps affinity while a replica admits at
-// once, as SGLang's cache-aware router does below its absolute imbalance
-// threshold; the bound alone would spread prefixes at light load, where
-// ceil(bound × mean) is 1, for no gain.
+// and Zadimoghaddam) on the caches' contents: among the replicas holding
+// part of the prompt, the one holding the most (a GPU hit weighing twice a
+// CPU-tier one), the least loaded of equals, provided it has a free batch
+// slot (fewer outstanding requests than max_num_seqs) or its outstanding
+// work, the request added, stays within ceil(bound × the mean); nil to
+// fall back to the least loaded replica, which then caches the prefix too.
+// The slot rule keeps affinity while a replica admits at once, as SGLang's
+// cache-aware router does below its absolute imbalance threshold; the
+// bound alone would spread prefixes at light load, where ceil(bound ×
+// mean) is 1, for no gain.
 func (s *Sim) prefixPick(c *cluster, id int32, cand []*replica) *replica {
 	total := 0
 	for _, rep := range cand {
 		total += c.viewLoad(rep)
 	}
-	limit := c.rt.bound * float64(total+1) / float64(len(cand))
+	limit := math.Ceil(c.rt.bound * float64(total+1) / float64(len(cand)))
 	var best *replica
-	bt, bl := 0, 0
+	bv, bl := 0, 0
 	for _, rep := range cand {
-		t := s.prefixTier(c, rep, id)
+		tok, tier := s.cachedOn(c, rep, id)
 		l := c.viewLoad(rep)
-		if t == 0 || l >= c.maxSeqs && float64(l+1) > math.Ceil(limit) {
+		if tok == 0 || l >= c.maxSeqs && float64(l+1) > limit {
 			continue
 		}
-		if best == nil || t > bt || t == bt && l < bl {
-			best, bt, bl = rep, t, l
+		v := tok * tier
+		if best == nil || v > bv || v == bv && l < bl {
+			best, bv, bl = rep, v, l
 		}
 	}
 	return best
@@ -265,13 +298,9 @@ func (s *Sim) weightedPick(c *cluster, id int32, cand []*replica) *replica {
 	}
 	var sess *replica
 	if rt.wses > 0 {
-		sess = sessionPick(prefixKey(&s.reqs[id]), cand)
+		sess = sessionPick(s.sessionKey(id), cand)
 	}
-	var frac float64 // the share of the prompt a prefix hit covers
-	if rt.wpre > 0 {
-		r := &s.reqs[id]
-		frac = float64(s.sharedPrefix(r)/c.bs*c.bs) / float64(max(r.input, 1))
-	}
+	in := float64(max(s.reqs[id].input, 1))
 	var best *replica
 	bs := math.Inf(-1)
 	for _, rep := range cand {
@@ -287,11 +316,8 @@ func (s *Sim) weightedPick(c *cluster, id int32, cand []*replica) *replica {
 			sc += rt.wkv * (1 - float64(s.viewKV(c, rep))/float64(c.blocks))
 		}
 		if rt.wpre > 0 {
-			switch s.prefixTier(c, rep, id) {
-			case 2:
-				sc += rt.wpre * frac
-			case 1:
-				sc += rt.wpre * frac / 2
+			if tok, tier := s.cachedOn(c, rep, id); tok > 0 {
+				sc += rt.wpre * float64(tok) / in * float64(tier) / 2
 			}
 		}
 		if rep == sess {
@@ -307,7 +333,7 @@ func (s *Sim) weightedPick(c *cluster, id int32, cand []*replica) *replica {
 // countPrefix records where a request's prefix came from at its first
 // admission: GPU memory, the CPU tier, or nowhere.
 func (c *cluster) countPrefix(s *Sim, id int32, tokens int, fromCPU bool) {
-	if !c.spec.PrefixCaching || s.sharedPrefix(&s.reqs[id]) < c.bs {
+	if !c.spec.PrefixCaching || !s.hasPrefix(c, id) {
 		return
 	}
 	rt := c.rt

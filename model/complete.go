@@ -14,6 +14,10 @@ func (s *Sim) complete(id int32, tally *tokenTally) {
 	if w.route != nil {
 		s.spillDone(id, tally)
 	}
+	iv := s.interval(now)
+	s.ser.inputTok[iv] += tally.input
+	s.ser.outputTok[iv] += tally.output
+	s.ser.cost[iv] += tally.costIn + tally.costW + tally.costR + tally.costOut
 	if r.orphan {
 		s.dropOrphan(id)
 		return
@@ -58,11 +62,7 @@ func (s *Sim) complete(id int32, tally *tokenTally) {
 	if now > st.lastDone {
 		st.lastDone = now
 	}
-	iv := s.interval(now)
 	s.ser.completed[iv]++
-	s.ser.inputTok[iv] += tally.input
-	s.ser.outputTok[iv] += tally.output
-	s.ser.cost[iv] += tally.costIn + tally.costW + tally.costR + tally.costOut
 	s.ser.latency(s.interval(r.arrival), ttft, qwait)
 	s.observeDone(id, tally)
 	s.finish(id, w)

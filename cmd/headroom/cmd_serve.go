@@ -126,6 +126,10 @@ func cmdServe(args []string, stdout, stderr io.Writer) error {
 	if !*quiet {
 		fmt.Fprintln(stdout)
 	}
-	return finishBatch(plan, []*model.Results{res}, nil, shard.Hash(sc.Source()), cfg.Seed, "",
+	results, err := collected(plan, []*model.Results{res})
+	if err != nil {
+		return err
+	}
+	return finishBatch(plan, results, nil, shard.Hash(sc.Source()), cfg.Seed, "",
 		outputOptions{jsonPath: *jsonPath, htmlPath: html, quiet: *quiet}, stdout)
 }
