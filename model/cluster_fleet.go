@@ -27,6 +27,9 @@ func (s *Sim) initFleet(c *cluster) error {
 func (s *Sim) fleetResult(c *cluster, cr *ClusterResult, horizon float64) {
 	cr.Routing = c.routingResult()
 	cr.PrefixCache = c.prefixResult(&c.stats.tok)
+	if c.pd != nil && c.pd.prefill {
+		s.pdResults(c, cr, horizon)
+	}
 	if c.as != nil {
 		cr.Autoscale = c.autoscaleResult(horizon)
 		cr.PeakReplicas = c.as.peak

@@ -122,6 +122,9 @@ func (s *Sim) pickFor(c *cluster, id int32) *replica {
 	}
 	if best != nil {
 		rt.routed[best.idx]++
+		if c.pd != nil && c.pd.prefill {
+			c.pd.at(id).prep = int32(best.idx)
+		}
 	}
 	return best
 }

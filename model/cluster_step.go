@@ -70,6 +70,9 @@ func (s *Sim) startStep(c *cluster, rep *replica) {
 	if rep.failed || rep.state == repDown || rep.state == repStarting {
 		return
 	}
+	if c.isDecodePool() {
+		s.pdPump(c, rep)
+	}
 	if c.static {
 		s.startStaticStep(c, rep)
 		return
@@ -148,6 +151,13 @@ func (s *Sim) admitWaiting(c *cluster, rep *replica, budgetp *int, b *perf.Batch
 		id, ok := rep.nextWaiting()
 		if !ok {
 			break
+		}
+		if c.isDecodePool() {
+			if handled, stop := s.admitPrefilled(c, rep, id, &budget, b); stop {
+				break
+			} else if handled {
+				continue
+			}
 		}
 		if s.reqs[id].orphan {
 			// Its client went away while it waited: the engine aborts it.
@@ -418,7 +428,7 @@ func (s *Sim) refEnd(c *cluster, rep *replica) {
 			sq.generated++
 			sq.decoding = false
 		}
-		if sq.generated >= r.output {
+		if sq.generated >= c.lastToken(r) {
 			rep.running = append(rep.running[:i], rep.running[i+1:]...)
 			s.cacheOutput(c, rep, id)
 			s.releaseKV(rep, id)
@@ -471,6 +481,10 @@ func (s *Sim) registerPrefix(c *cluster, rep *replica, id int32) {
 // priced by the hour, not per token, so the tally carries no cost here.
 func (s *Sim) completeCluster(c *cluster, id int32) {
 	r := &s.reqs[id]
+	if c.pd != nil && c.pd.prefill && r.output > 1 {
+		s.pdHandoff(c, id) // to the decode pool
+		return
+	}
 	var t tokenTally
 	cached := int64(s.seqs[id].cached)
 	t.input, t.uncached, t.read, t.output = int64(r.input), int64(r.input)-cached, cached, int64(r.output)
