@@ -92,4 +92,3 @@ func TestDisaggDecodeKVLimitsAdmission(t *testing.T) {
 		t.Errorf("requests %+v", q)
 	}
 }
-
