@@ -60,8 +60,8 @@ func TestNodeSDKs(t *testing.T) {
 	}
 	var got struct {
 		Chat, ChatStream, Responses, Messages string
-		RetryAfter, Remaining                string
-		RetriedMs                            float64
+		RetryAfter, Remaining                 string
+		RetriedMs                             float64
 	}
 	if err := json.Unmarshal(out, &got); err != nil {
 		t.Fatalf("output %q: %v", out, err)
