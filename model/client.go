@@ -151,6 +151,7 @@ func (s *Sim) fail(id int32, reason int) {
 	w.stats.failed++
 	w.stats.failedBy[reason]++
 	s.ser.failed[s.interval(s.eng.Now())]++
+	s.ser.arrFailed[s.interval(r.arrival)]++
 	s.finish(id, w)
 }
 

@@ -2,8 +2,6 @@ package model
 
 import (
 	"math"
-
-	"github.com/headroom-sim/headroom/workloads"
 )
 
 // Cluster events carry what happened in Gen: a schedule entry, a failure
@@ -13,6 +11,7 @@ const (
 	clFailStart   = 1 << 20
 	clFailEnd     = 2 << 20
 	clReady       = 3 << 20
+	clKick        = 4 << 20
 	clActionMask  = 0xF << 20
 	clArgumentMax = 1<<20 - 1
 )
@@ -36,7 +35,7 @@ func (s *Sim) startCluster(c *cluster) {
 	}
 	c.target = n
 	for k, e := range c.spec.Schedule {
-		at, _ := workloads.ParseClock(e.At)
+		at := e.At.Seconds()
 		t := math.Mod(at-s.cfg.StartClock+2*86400, 86400)
 		if t == 0 {
 			t = 86400
@@ -45,9 +44,8 @@ func (s *Sim) startCluster(c *cluster) {
 	}
 	for j, f := range c.spec.Failures {
 		start := float64(f.After)
-		if f.At != "" {
-			at, _ := workloads.ParseClock(f.At)
-			start = math.Mod(at-s.cfg.StartClock+86400, 86400)
+		if f.At.IsSet() {
+			start = math.Mod(f.At.Seconds()-s.cfg.StartClock+86400, 86400)
 		}
 		s.eng.Schedule(start, evCluster, int32(c.idx), uint32(clFailStart|j))
 		s.eng.Schedule(start+float64(f.Duration), evCluster, int32(c.idx), uint32(clFailEnd|j))
@@ -59,7 +57,7 @@ func (c *cluster) scheduleAt(clock float64) int {
 	best, bestAt := -1, -1.0
 	latest, latestAt := -1, -1.0
 	for k, e := range c.spec.Schedule {
-		at, _ := workloads.ParseClock(e.At)
+		at := e.At.Seconds()
 		if at <= clock && at > bestAt {
 			best, bestAt = k, at
 		}
@@ -103,6 +101,12 @@ func (s *Sim) clusterEvent(c *cluster, code uint32) {
 		rep.failures--
 		rep.failed = rep.failures > 0
 		if !rep.failed && (rep.state == repUp || rep.state == repDraining) {
+			s.startStep(c, rep)
+		}
+	case clKick:
+		rep := c.replicas[arg]
+		rep.kick = false
+		if !rep.busy {
 			s.startStep(c, rep)
 		}
 	case clReady:
@@ -211,6 +215,10 @@ func (s *Sim) failReplica(c *cluster, rep *replica, lose bool) {
 		sq.blocks, sq.prefix = 0, -1
 	}
 	rep.running = rep.running[:0]
+	rep.committed = 0
+	for _, id := range held {
+		s.seqs[id].reserve = 0
+	}
 	for rep.waitingLen() > 0 {
 		held = append(held, rep.popWaiting())
 		s.ser.queue.Add(now, -1)

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"math"
 	"math/rand/v2"
+	"slices"
 
 	"github.com/headroom-sim/headroom/sim"
 	"github.com/headroom-sim/headroom/workloads"
@@ -23,6 +24,12 @@ type Config struct {
 	Clusters    []ClusterSpec
 	Routes      []RouteSpec
 	Gateway     *GatewaySpec // nil: no gateway
+
+	// defaulted and checked record that ApplyDefaults and then Validate
+	// ran, so that Build does not validate a configuration again. A copy
+	// keeps them: change a checked configuration's specs and call
+	// ApplyDefaults and Validate again (Seed and Replication may change).
+	defaulted, checked bool
 }
 
 // maxIntervals bounds the length of the reported series.
@@ -38,8 +45,18 @@ func (c *Config) stream(component string) *rand.Rand {
 
 // Validate checks the whole configuration, including cross references.
 // Errors are *workloads.FieldError with key paths such as
-// "workload[0].route" relative to the scenario root.
+// "workload[0].route" relative to the scenario root. A configuration that
+// passes after ApplyDefaults is marked as checked, and Build trusts it.
 func (c *Config) Validate() error {
+	c.checked = false
+	if err := c.validate(); err != nil {
+		return err
+	}
+	c.checked = c.defaulted
+	return nil
+}
+
+func (c *Config) validate() error {
 	if c.Duration <= 0 || math.IsNaN(c.Duration) || c.Duration > 366*86400 {
 		return &workloads.FieldError{Key: "duration", Msg: fmt.Sprintf("must be > 0 and at most 366 days, got %vs", c.Duration)}
 	}
@@ -223,6 +240,7 @@ func (c *Config) Validate() error {
 
 // ApplyDefaults fills every unset field with its documented default.
 func (c *Config) ApplyDefaults() {
+	c.defaulted = true
 	for i := range c.Workloads {
 		c.Workloads[i].applyDefaults()
 	}
@@ -277,38 +295,15 @@ func (c *Config) checkGatewayWorkload(w *WorkloadSpec, at string) error {
 	return nil
 }
 
-// clockString formats seconds after midnight as HH:MM (or HH:MM:SS).
-func clockString(s float64) string {
-	s = math.Mod(s, 86400)
-	if s < 0 {
-		s += 86400
-	}
-	h := int(s) / 3600
-	m := (int(s) % 3600) / 60
-	sec := int(s) % 60
-	if sec != 0 {
-		return fmt.Sprintf("%02d:%02d:%02d", h, m, sec)
-	}
-	return fmt.Sprintf("%02d:%02d", h, m)
-}
-
 // ClockString formats seconds after midnight as "HH:MM", with a day prefix
 // ("d2 09:00") past the first day.
 func ClockString(start, t float64) string {
 	abs := start + t
 	day := int(abs / 86400)
 	if day > 0 {
-		return fmt.Sprintf("d%d %s", day+1, clockString(abs))
+		return fmt.Sprintf("d%d %s", day+1, workloads.ClockAt(abs))
 	}
-	return clockString(abs)
+	return string(workloads.ClockAt(abs))
 }
 
-func sortedNames(n []string) []string {
-	out := append([]string(nil), n...)
-	for i := 1; i < len(out); i++ {
-		for j := i; j > 0 && out[j] < out[j-1]; j-- {
-			out[j], out[j-1] = out[j-1], out[j]
-		}
-	}
-	return out
-}
+func sortedNames(n []string) []string { return slices.Sorted(slices.Values(n)) }

@@ -5,7 +5,6 @@ import (
 	"math/rand/v2"
 
 	"github.com/headroom-sim/headroom/sim"
-	"github.com/headroom-sim/headroom/workloads"
 )
 
 // Gateway flags on a request (request.gw).
@@ -120,8 +119,7 @@ func newGateway(spec *GatewaySpec, cfg *Config) *gateway {
 		g.tenants = append(g.tenants, t)
 	}
 	for _, o := range spec.Outages {
-		c, _ := workloads.ParseClock(o.From)
-		from := math.Mod(c-cfg.StartClock+2*86400, 86400)
+		from := math.Mod(o.From.Seconds()-cfg.StartClock+2*86400, 86400)
 		g.outages = append(g.outages, gwOutage{from: from, to: from + float64(o.For), closed: o.Mode == FailClosed, localFrac: o.LocalFraction})
 	}
 	g.cacheExp = make([][]float64, len(cfg.Workloads))

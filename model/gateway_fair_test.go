@@ -131,7 +131,7 @@ func fairConfig() Config {
 	}
 	return Config{Name: "fair", Seed: 1, Duration: 600, Interval: 60,
 		Workloads: []WorkloadSpec{job("a-docs", "a", 999), job("b-docs", "b", 2999)},
-		Providers: []ProviderSpec{{Name: "api", Latency: LatencySpec{TTFT: StageSpec{Base: 1}}}},
+		Providers: []ProviderSpec{{Name: "api", Latency: LatencySpec{TTFT: TTFTSpec{Base: 1}}}},
 		Gateway: &GatewaySpec{Weights: GatewayWeights{Input: ptr(1.0), CachedInput: ptr(1.0), Output: ptr(1.0)},
 			Queue:   GatewayQueue{MaxInFlight: 4, Quantum: 20_000},
 			Tenants: []TenantSpec{{Name: "a", Weight: ptr(1.0)}, {Name: "b", Weight: ptr(3.0)}}}}

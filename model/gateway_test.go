@@ -15,7 +15,7 @@ func gwConfig(rate, duration float64, g GatewaySpec) Config {
 			Demand: workloads.DemandSpec{Unit: "requests/s", Rate: rate},
 			Tokens: workloads.TokenSpec{Input: workloads.Fixed(1000), Output: workloads.Fixed(100), MaxTokens: 500},
 			Client: ClientSpec{Retry: RetrySpec{Preset: "none"}}}},
-		Providers: []ProviderSpec{{Name: "api", Latency: LatencySpec{TTFT: StageSpec{Base: 0.001}}}},
+		Providers: []ProviderSpec{{Name: "api", Latency: LatencySpec{TTFT: TTFTSpec{Base: 0.001}}}},
 		Gateway:   &g}
 }
 
@@ -120,8 +120,8 @@ func TestStoreOutageFailOpenAndClosed(t *testing.T) {
 // timeout: the route falls back to the next backend at the timeout, and
 // the abandoned attempt is still finished (and billed) by the first.
 func TestTimeoutFallsBackAndWastesWork(t *testing.T) {
-	slow := ProviderSpec{Name: "slow", Latency: LatencySpec{TTFT: StageSpec{Base: 20}}, Price: PriceSpec{Input: 1, Output: 1}}
-	fast := ProviderSpec{Name: "fast", Latency: LatencySpec{TTFT: StageSpec{Base: 0.5}}, Price: PriceSpec{Input: 1, Output: 1}}
+	slow := ProviderSpec{Name: "slow", Latency: LatencySpec{TTFT: TTFTSpec{Base: 20}}, Price: PriceSpec{Input: 1, Output: 1}}
+	fast := ProviderSpec{Name: "fast", Latency: LatencySpec{TTFT: TTFTSpec{Base: 0.5}}, Price: PriceSpec{Input: 1, Output: 1}}
 	cfg := Config{Name: "timeout", Seed: 1, Duration: 600, Interval: 60,
 		Workloads: []WorkloadSpec{{Name: "w", Route: "chain", Demand: workloads.DemandSpec{Unit: "requests/s", Rate: 1},
 			Tokens: workloads.TokenSpec{Input: workloads.Fixed(1000), Output: workloads.Fixed(10)},

@@ -20,7 +20,7 @@ func mmcConfig(lambda, mu float64, c int, duration float64, seed uint64) Config 
 		}},
 		Providers: []ProviderSpec{{
 			Name:    "server",
-			Latency: LatencySpec{TTFT: StageSpec{Base: workloads.Duration(1 / mu), Dist: "exponential"}},
+			Latency: LatencySpec{TTFT: TTFTSpec{Base: workloads.Duration(1 / mu), Dist: "exponential"}},
 		}},
 	}
 }

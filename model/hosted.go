@@ -71,6 +71,9 @@ func (s *Sim) sendTo(id int32, iv int) {
 		lm.orgCharge = p.org.chargeFor(uncached, write, read, int(r.maxTok))
 		ok, dim, wait = p.org.check(now, &lm.orgCharge)
 	}
+	if r.attempts == 1 {
+		s.offerDemand(p, t.key, id, uncached, write, read)
+	}
 	scope, rsBase := 0, 0
 	if ok && t.key >= 0 {
 		ks := p.keys[t.key]

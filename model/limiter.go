@@ -2,8 +2,6 @@ package model
 
 import (
 	"math"
-
-	"github.com/headroom-sim/headroom/workloads"
 )
 
 // Limit dimensions.
@@ -46,12 +44,7 @@ func newLimitSet(l LimitsSpec, startClock float64) *limitSet {
 		s.cacheCounts = *l.CacheReadsCount
 	}
 	vals := [numDims]float64{l.RPM, l.ITPM, l.OTPM, l.TPM, l.RPD, l.TPD}
-	dayOffset := 0.0
-	if l.DailyReset != "" {
-		if c, err := workloads.ParseClock(l.DailyReset); err == nil {
-			dayOffset = c
-		}
-	}
+	dayOffset := l.DailyReset.Seconds()
 	for d, v := range vals {
 		if v <= 0 {
 			continue

@@ -60,9 +60,12 @@ func genConfig(t *rapid.T) Config {
 				WhenFull: rapid.SampledFrom([]string{"reject", "queue"}).Draw(t, "whenfull"), QueueLimit: rapid.IntRange(0, 30).Draw(t, "qlimit")}
 		}
 		p.Latency = LatencySpec{
-			TTFT: StageSpec{Base: workloads.Duration(rapid.Float64Range(0.001, 2).Draw(t, "ttft")), PerInputToken: 0.0001,
-				Dist: rapid.SampledFrom([]string{"fixed", "exponential", "lognormal"}).Draw(t, "ttftdist"), CV: 0.5},
-			TPOT: StageSpec{Mean: workloads.Duration(rapid.Float64Range(0.001, 0.05).Draw(t, "tpot"))},
+			TTFT: TTFTSpec{Base: workloads.Duration(rapid.Float64Range(0.001, 2).Draw(t, "ttft")), PerInputToken: 0.0001,
+				Dist: rapid.SampledFrom([]string{"fixed", "exponential", "lognormal"}).Draw(t, "ttftdist")},
+			TPOT: TPOTSpec{Mean: workloads.Duration(rapid.Float64Range(0.001, 0.05).Draw(t, "tpot"))},
+		}
+		if p.Latency.TTFT.Dist == "lognormal" {
+			p.Latency.TTFT.CV = 0.5 // a cv has an effect only on a lognormal factor
 		}
 		p.Price = PriceSpec{Input: 3, Output: 15, CacheWrite: 3.75, CacheRead: 0.3, BatchDiscount: 0.5}
 		p.Cache = CacheSpec{MinTokens: 100}
@@ -212,7 +215,7 @@ func genGateway(t *rapid.T, wls []WorkloadSpec) *GatewaySpec {
 				Interactive: workloads.Duration(rapid.SampledFrom([]float64{0, 5, 60}).Draw(t, "gw.shedi"))}}
 	}
 	if rapid.Bool().Draw(t, "gw.outage?") {
-		g.Outages = []GatewayOutage{{From: rapid.SampledFrom([]string{"00:00:10", "00:01", "00:02"}).Draw(t, "gw.ofrom"),
+		g.Outages = []GatewayOutage{{From: rapid.SampledFrom([]workloads.Clock{"00:00:10", "00:01", "00:02"}).Draw(t, "gw.ofrom"),
 			For: workloads.Duration(rapid.Float64Range(1, 100).Draw(t, "gw.ofor")), Mode: rapid.SampledFrom([]string{FailOpen, FailClosed}).Draw(t, "gw.omode")}}
 	}
 	if rapid.Bool().Draw(t, "gw.cache?") {

@@ -3,8 +3,6 @@ package model
 import (
 	"math"
 	"math/rand/v2"
-
-	"github.com/headroom-sim/headroom/workloads"
 )
 
 // provider is a hosted API endpoint at run time.
@@ -55,12 +53,12 @@ type latencyModel struct {
 	tpotSigma            float64
 }
 
-func stageKind(s StageSpec) (uint8, float64) {
-	switch s.Dist {
+func stageKind(dist string, cv float64) (uint8, float64) {
+	switch dist {
 	case "exponential":
 		return 1, 0
 	case "lognormal":
-		return 2, math.Sqrt(math.Log(1 + s.CV*s.CV))
+		return 2, math.Sqrt(math.Log(1 + cv*cv))
 	}
 	return 0, 0
 }
@@ -90,10 +88,10 @@ func newProvider(spec *ProviderSpec, idx int, cfg *Config, nWorkloads int) *prov
 	for _, k := range spec.Keys {
 		p.keys = append(p.keys, newLimitSet(k.Limits, cfg.StartClock))
 	}
-	tk, ts := stageKind(spec.Latency.TTFT)
-	pk, ps := stageKind(spec.Latency.TPOT)
+	tk, ts := stageKind(spec.Latency.TTFT.Dist, spec.Latency.TTFT.CV)
+	pk, ps := stageKind(spec.Latency.TPOT.Dist, spec.Latency.TPOT.CV)
 	p.lat = latencyModel{ttftBase: float64(spec.Latency.TTFT.Base), ttftPerTok: float64(spec.Latency.TTFT.PerInputToken),
-		ttftKind: tk, ttftSigma: ts, tpot: float64(spec.Latency.TPOT.Base), tpotKind: pk, tpotSigma: ps}
+		ttftKind: tk, ttftSigma: ts, tpot: float64(spec.Latency.TPOT.Mean), tpotKind: pk, tpotSigma: ps}
 	p.rngLat = cfg.stream("provider/" + spec.Name + "/latency")
 	p.rngOut = cfg.stream("provider/" + spec.Name + "/outage")
 	p.rngBat = cfg.stream("provider/" + spec.Name + "/batch")
@@ -109,9 +107,8 @@ func newProvider(spec *ProviderSpec, idx int, cfg *Config, nWorkloads int) *prov
 	p.cache = make([][]float64, nWorkloads)
 	for _, o := range spec.Outages {
 		start := float64(o.After)
-		if o.At != "" {
-			c, _ := workloads.ParseClock(o.At)
-			start = math.Mod(c-cfg.StartClock+86400, 86400)
+		if o.At.IsSet() {
+			start = math.Mod(o.At.Seconds()-cfg.StartClock+86400, 86400)
 		}
 		r := rsOverloaded
 		switch o.Status {

@@ -2,11 +2,13 @@ package model
 
 import (
 	"fmt"
+	"maps"
 	"math"
 	"math/rand/v2"
-	"sort"
+	"slices"
 	"strings"
 
+	"github.com/headroom-sim/headroom/scenarios/schema"
 	"github.com/headroom-sim/headroom/workloads"
 )
 
@@ -15,22 +17,30 @@ import (
 // preset and override some fields
 // (`retry = { preset = "openai-python", max_attempts = 5 }`).
 type RetrySpec struct {
-	Preset        string             `toml:"preset"`
-	Policy        string             `toml:"policy"`          // none | fixed | exponential
-	Base          workloads.Duration `toml:"base"`            // first backoff
-	Max           workloads.Duration `toml:"max"`             // backoff cap
-	Multiplier    float64            `toml:"multiplier"`      // growth per retry (exponential; default 2)
-	Jitter        string             `toml:"jitter"`          // none | full | equal | decorrelated | sdk | additive | up
-	JitterAmount  float64            `toml:"jitter_amount"`   // additive: seconds added (U(0,a)); up: factor (x U(1,1+a))
-	MaxAttempts   int                `toml:"max_attempts"`    // including the first; 1 = no retries
-	RetryAfter    string             `toml:"retry_after"`     // honor | ignore
-	RetryAfterCap workloads.Duration `toml:"retry_after_cap"` // 0 = uncapped
-	OverCap       string             `toml:"over_cap"`        // backoff | give-up | clamp, when Retry-After > cap
-	JitterHeader  bool               `toml:"jitter_retry_after"`
+	Preset        string             `toml:"preset" enum:"anthropic-go|anthropic-python|google-genai|google-genai-retry|none|openai-go|openai-python" noun:"retry preset" doc:"start from this SDK's default policy; the other keys override it"`
+	Policy        string             `toml:"policy" enum:"none|fixed|exponential" noun:"policy" doc:"none never retries; fixed waits base; exponential waits base × multiplier^n"`
+	Base          workloads.Duration `toml:"base" range:"[0s,1d]" doc:"first backoff (> 0 for a retrying policy)"`
+	Max           workloads.Duration `toml:"max" range:"[0s,1d]" default:"max(base, 60s)" doc:"backoff cap, applied before jitter"`
+	Multiplier    float64            `toml:"multiplier" range:"[1,1000]" default:"2" doc:"growth per retry (exponential)"`
+	Jitter        string             `toml:"jitter" enum:"none|full|equal|decorrelated|sdk|additive|up" noun:"jitter" default:"none" doc:"randomisation of each backoff"`
+	JitterAmount  float64            `toml:"jitter_amount" range:"[0,1000]" default:"0; 0.5 for up" doc:"additive: seconds added (U(0, a)); up: a factor (× U(1, 1 + a))"`
+	MaxAttempts   int                `toml:"max_attempts" range:"[1,1000]" default:"3; 1 for policy none" doc:"attempts including the first; after this many refusals the request fails with the last refusal's reason"`
+	RetryAfter    string             `toml:"retry_after" enum:"honor|ignore" noun:"Retry-After handling" default:"honor" doc:"whether to wait for the server's Retry-After"`
+	RetryAfterCap workloads.Duration `toml:"retry_after_cap" range:"[0s,1d]" default:"0: uncapped" doc:"the longest Retry-After honoured"`
+	OverCap       string             `toml:"over_cap" enum:"backoff|give-up|clamp" noun:"over-cap action" default:"backoff" doc:"when Retry-After exceeds the cap: use the backoff instead, fail the request (retry_after_too_long), or wait exactly the cap"`
+	JitterHeader  bool               `toml:"jitter_retry_after" doc:"apply the jitter to an honoured Retry-After too"`
 }
 
-// retryFields has RetrySpec's fields but not its methods, for decoding.
-type retryFields RetrySpec
+// DecodeScalar reads the short form, a preset's name: retry =
+// "openai-python".
+func (r *RetrySpec) DecodeScalar(v any) error {
+	s, ok := v.(string)
+	if !ok {
+		return fmt.Errorf("expected a preset name (%s) or a table, got %s", strings.Join(RetryPresetNames(), ", "), schema.TypeWords(v))
+	}
+	*r = RetrySpec{Preset: s}
+	return nil
+}
 
 // RetryPresets are the official SDKs' default retry behaviours, read from
 // their source (see research notes, table a2). Numbers are data: override
@@ -60,32 +70,7 @@ var retryPresets = map[string]RetrySpec{
 }
 
 // RetryPresetNames lists the presets, sorted.
-func RetryPresetNames() []string {
-	names := make([]string, 0, len(retryPresets))
-	for n := range retryPresets {
-		names = append(names, n)
-	}
-	sort.Strings(names)
-	return names
-}
-
-// UnmarshalTOML accepts a preset name or a table.
-func (r *RetrySpec) UnmarshalTOML(v any) error {
-	switch x := v.(type) {
-	case string:
-		*r = RetrySpec{Preset: x}
-		return nil
-	case map[string]any:
-		var f retryFields
-		if err := decodeTable("retry policy", x, &f); err != nil {
-			return err
-		}
-		*r = RetrySpec(f)
-		return nil
-	default:
-		return fmt.Errorf("retry: expected a preset name (%s) or a table, got %T", strings.Join(RetryPresetNames(), ", "), v)
-	}
-}
+func RetryPresetNames() []string { return slices.Sorted(maps.Keys(retryPresets)) }
 
 // applyDefaults fills the fields left zero from the preset (default
 // "anthropic-python" when nothing at all is given).
@@ -156,45 +141,13 @@ func (r *RetrySpec) applyDefaults() {
 func (r *RetrySpec) Validate() error {
 	c := *r
 	c.applyDefaults()
-	if c.Preset != "" {
-		if _, ok := retryPresets[c.Preset]; !ok {
-			return &workloads.FieldError{Key: "preset", Msg: fmt.Sprintf("unknown retry preset %q; allowed: %s", c.Preset, strings.Join(RetryPresetNames(), ", "))}
-		}
-	}
-	if !oneOf(c.Policy, "none", "fixed", "exponential") {
-		return &workloads.FieldError{Key: "policy", Msg: fmt.Sprintf("must be none, fixed or exponential, got %q", c.Policy)}
-	}
-	if !oneOf(c.Jitter, "none", "full", "equal", "decorrelated", "sdk", "additive", "up") {
-		return &workloads.FieldError{Key: "jitter", Msg: fmt.Sprintf("must be none, full, equal, decorrelated, sdk, additive or up, got %q", c.Jitter)}
-	}
-	if !oneOf(c.RetryAfter, "honor", "ignore") {
-		return &workloads.FieldError{Key: "retry_after", Msg: fmt.Sprintf("must be honor or ignore, got %q", c.RetryAfter)}
-	}
-	if !oneOf(c.OverCap, "backoff", "give-up", "clamp") {
-		return &workloads.FieldError{Key: "over_cap", Msg: fmt.Sprintf("must be backoff, give-up or clamp, got %q", c.OverCap)}
-	}
-	if c.MaxAttempts < 1 || c.MaxAttempts > 1000 {
-		return &workloads.FieldError{Key: "max_attempts", Msg: fmt.Sprintf("must be between 1 and 1000, got %d", c.MaxAttempts)}
+	if err := schema.Check(&c); err != nil {
+		return err
 	}
 	if c.Policy != "none" && c.Base <= 0 {
 		return &workloads.FieldError{Key: "base", Msg: "must be > 0 for a retrying policy"}
 	}
-	if c.Multiplier < 1 || math.IsInf(c.Multiplier, 0) {
-		return &workloads.FieldError{Key: "multiplier", Msg: fmt.Sprintf("must be >= 1, got %v", c.Multiplier)}
-	}
-	if c.JitterAmount < 0 {
-		return &workloads.FieldError{Key: "jitter_amount", Msg: "must be >= 0"}
-	}
 	return nil
-}
-
-func oneOf(s string, allowed ...string) bool {
-	for _, a := range allowed {
-		if s == a {
-			return true
-		}
-	}
-	return false
 }
 
 // retryPolicy is a RetrySpec compiled for the hot path.

@@ -10,7 +10,7 @@ import (
 // routeConfig is one open-loop workload at rate req/s behind a route over
 // two providers a and b.
 func routeConfig(rate float64, rt RouteSpec, a, b LimitsSpec) Config {
-	lat := LatencySpec{TTFT: StageSpec{Base: 0.2}, TPOT: StageSpec{Mean: 0.01}}
+	lat := LatencySpec{TTFT: TTFTSpec{Base: 0.2}, TPOT: TPOTSpec{Mean: 0.01}}
 	return Config{Name: "route", Seed: 3, Duration: 1800, Interval: 60,
 		Workloads: []WorkloadSpec{{Name: "w", Route: rt.Name,
 			Demand: workloads.DemandSpec{Unit: "requests/s", Rate: rate},
@@ -84,7 +84,7 @@ func TestCooldownSkipsARefusingTarget(t *testing.T) {
 func TestOverflowToHosted(t *testing.T) {
 	mk := func(rate float64) *Results {
 		c := clusterConfig(rate, 200, 50, "iteration", []float64{1, 16}, []float64{0.01, 0.02}, 16, 100000)
-		c.Providers = []ProviderSpec{{Name: "api", Latency: LatencySpec{TTFT: StageSpec{Base: 0.3}, TPOT: StageSpec{Mean: 0.01}}}}
+		c.Providers = []ProviderSpec{{Name: "api", Latency: LatencySpec{TTFT: TTFTSpec{Base: 0.3}, TPOT: TPOTSpec{Mean: 0.01}}}}
 		c.Routes = []RouteSpec{{Name: "hybrid", Strategy: StrategyOverflow, Targets: []string{"gpu", "api"}, OverflowWaiting: 4}}
 		c.Workloads[0].Route = "hybrid"
 		return mustRun(t, c)

@@ -139,8 +139,10 @@ type Sim struct {
 	driver  *liveState // set when the simulation is driven live (live.go)
 }
 
-// Build wires a validated configuration into a simulation. It applies
-// defaults and validates first, so a Config straight from a file is fine.
+// Build wires a configuration into a simulation. A configuration that
+// ApplyDefaults and Validate have checked (as scenarios builds them) is
+// used as it is; any other is copied, given its defaults and validated
+// first.
 func Build(cfg Config) (*Sim, error) {
 	cfg.Workloads = append([]WorkloadSpec(nil), cfg.Workloads...)
 	cfg.Providers = append([]ProviderSpec(nil), cfg.Providers...)
@@ -150,9 +152,11 @@ func Build(cfg Config) (*Sim, error) {
 		g := CloneGateway(*cfg.Gateway)
 		cfg.Gateway = &g
 	}
-	cfg.ApplyDefaults()
-	if err := cfg.Validate(); err != nil {
-		return nil, err
+	if !cfg.checked {
+		cfg.ApplyDefaults()
+		if err := cfg.Validate(); err != nil {
+			return nil, err
+		}
 	}
 	s := &Sim{cfg: cfg, nInt: cfg.intervals()}
 	s.ser = newSeriesStats(s.nInt)

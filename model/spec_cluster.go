@@ -2,8 +2,9 @@ package model
 
 import (
 	"fmt"
-	"math"
 
+	"github.com/headroom-sim/headroom/model/perf"
+	"github.com/headroom-sim/headroom/scenarios/schema"
 	"github.com/headroom-sim/headroom/workloads"
 )
 
@@ -11,118 +12,160 @@ import (
 // engine with continuous batching (vLLM-style). A workload routes to it by
 // name, exactly as to a provider.
 type ClusterSpec struct {
-	Name     string `toml:"name"`
-	Replicas int    `toml:"replicas"` // identical replicas behind one router (0: switched off; no traffic may depend on it)
-	GPU      string `toml:"gpu"`      // catalogue name (see `headroom catalogue`), for the roofline and KV capacity
-	Model    string `toml:"model"`    // catalogue name of the served model
-	// TensorParallel is GPUs per replica (default 1).
-	TensorParallel int `toml:"tensor_parallel"`
+	Name     string `toml:"name" doc:"what workloads route to; unique among providers, clusters and routes"`
+	Replicas int    `toml:"replicas" range:"[0,100000]" default:"0" doc:"identical replicas behind one router; 0 switches the cluster off (no cost), and no traffic may then depend on it alone"`
+	GPU      string `toml:"gpu" doc:"a catalogue GPU (headroom catalogue), for the roofline and the KV capacity"`
+	Model    string `toml:"model" doc:"a catalogue model, the one served"`
+	// TensorParallel is GPUs per replica (default 1); it must divide the
+	// model's attention heads, and divide or be a multiple of its KV heads.
+	TensorParallel int `toml:"tensor_parallel" unit:"GPUs" range:"[1,64]" default:"1" doc:"GPUs per replica; must divide the model's attention heads, and divide or be a multiple of its KV heads"`
+	// WeightDtype is how the weights are stored: bf16, fp16, fp8 (FP8
+	// weights and activations, on FP8 tensor cores where the GPU has them),
+	// int8 or int4 (weight-only, computed in 16 bits). Default: the
+	// checkpoint's (model_spec.dtype_bytes, or the catalogue's).
+	WeightDtype string `toml:"weight_dtype" enum:"bf16|fp16|fp8|int8|int4" noun:"weight dtype" default:"the checkpoint's" doc:"how the weights are stored: fp8 runs on FP8 tensor cores where the GPU has them; int8 and int4 are weight-only, computed in 16 bits"`
+	// KVCacheDtype is the KV cache's element type: bf16, fp16 or fp8
+	// (default: the checkpoint's).
+	KVCacheDtype string `toml:"kv_cache_dtype" enum:"bf16|fp16|fp8" noun:"KV cache dtype" default:"the checkpoint's" doc:"the KV cache's element type"`
+	// Scheduler is how a replica admits and evicts: "vllm" (default:
+	// chunked prefill, a token budget, admission while free blocks stay
+	// above kv.watermark, recompute preemption when a running sequence
+	// needs a block, no admission in an iteration that preempted) or
+	// "no-evict" (TensorRT-LLM's guaranteed-no-evict: a request is admitted
+	// only when the blocks of its prompt plus max_tokens are free beside
+	// every running request's, so nothing is ever preempted).
+	Scheduler string `toml:"scheduler" enum:"vllm|no-evict" noun:"scheduler" default:"vllm" doc:"vllm: token budget, admission above the free-block watermark, recompute preemption; no-evict (TensorRT-LLM's guaranteed-no-evict): admit only what can finish, never preempt"`
 	// GPUSpec and ModelSpec override catalogue figures.
-	GPUSpec   GPUOverride   `toml:"gpu_spec"`
-	ModelSpec ModelOverride `toml:"model_spec"`
+	GPUSpec   GPUOverride   `toml:"gpu_spec" doc:"overrides of the catalogue GPU's figures (0 keeps them)"`
+	ModelSpec ModelOverride `toml:"model_spec" doc:"overrides of the catalogue model's figures (0 keeps them)"`
 
-	Step StepSpec `toml:"step"`
+	Step StepSpec `toml:"step" doc:"how long one engine iteration takes: a measured table or a roofline"`
 
-	MaxNumSeqs          int    `toml:"max_num_seqs"`           // sequences in a batch (default 256)
-	MaxNumBatchedTokens int    `toml:"max_num_batched_tokens"` // tokens per iteration (default 8192)
-	ChunkedPrefill      *bool  `toml:"chunked_prefill"`        // split long prompts across iterations (default true)
-	Order               string `toml:"order"`                  // fcfs (default) | priority (interactive before batch)
-	MaxWaiting          int    `toml:"max_waiting"`            // waiting requests per replica before 503 (0 = unbounded)
+	MaxNumSeqs          int    `toml:"max_num_seqs" unit:"sequences" range:"[1,100000]" default:"256" doc:"most sequences in a batch"`
+	MaxNumBatchedTokens int    `toml:"max_num_batched_tokens" unit:"tokens" range:"[1,10000000]" default:"8192" doc:"tokens per iteration: one per decoding sequence plus prefill chunks"`
+	ChunkedPrefill      *bool  `toml:"chunked_prefill" default:"true" doc:"split long prompts across iterations; when false a prompt is admitted only if it fits the iteration whole"`
+	Order               string `toml:"order" enum:"fcfs|priority" noun:"order" default:"fcfs" doc:"priority admits interactive workloads before priority = \"batch\" ones"`
+	MaxWaiting          int    `toml:"max_waiting" unit:"requests" range:"[0,100000000]" default:"0: unbounded" doc:"waiting requests per replica; beyond it, a 503 queue_full"`
 
-	KV            KVSpec       `toml:"kv"`
-	PrefixCaching bool         `toml:"prefix_caching"`
-	Price         ClusterPrice `toml:"price"`
+	KV            KVSpec       `toml:"kv" doc:"the KV-cache memory of one replica"`
+	PrefixCaching bool         `toml:"prefix_caching" doc:"shared prompt prefixes stay resident and later requests skip their prefill"`
+	Price         ClusterPrice `toml:"price" default:"none: the GPUs cost nothing (a warning says so)" doc:"the cost of the GPUs, busy or idle"`
 
 	// Schedule changes the replica count and batch size by time of day
-	// (repeating daily): seed 002's conservative batch in business hours
-	// and aggressive batch at night, or fewer replicas overnight.
-	Schedule []ScheduleSpec `toml:"schedule"`
+	// (repeating daily): a conservative batch in business hours and an
+	// aggressive one at night, or fewer replicas overnight.
+	Schedule []ScheduleSpec `toml:"schedule" doc:"replica count and batch size by time of day, repeating daily"`
 	// Startup is how long a replica added by the schedule takes to
 	// accept requests (billed from the moment it is provisioned).
-	Startup workloads.Duration `toml:"startup"`
+	Startup workloads.Duration `toml:"startup" range:"[0s,1d]" default:"0s" doc:"how long a replica added by the schedule takes to accept requests (billed meanwhile)"`
 	// Failures take replicas down for a while.
-	Failures []FailureSpec `toml:"failure"`
+	Failures []FailureSpec `toml:"failure" doc:"periods in which one replica is down"`
 }
 
 // ScheduleSpec applies from a clock time until the next entry, every day.
 type ScheduleSpec struct {
-	At         string `toml:"at"`           // clock time "HH:MM"
-	Replicas   int    `toml:"replicas"`     // 0 keeps the current count
-	MaxNumSeqs int    `toml:"max_num_seqs"` // 0 keeps the current value
+	At         workloads.Clock `toml:"at" doc:"the clock time this entry applies from, every day (required)"`
+	Replicas   int             `toml:"replicas" range:"[0,100000]" default:"0: keep the current count" doc:"replicas from then on"`
+	MaxNumSeqs int             `toml:"max_num_seqs" range:"[0,100000]" default:"0: keep the current value" doc:"max_num_seqs from then on"`
 }
 
 // FailureSpec is a period in which one replica is down.
 type FailureSpec struct {
-	At       string             `toml:"at"`       // clock time of the start (or use after)
-	After    workloads.Duration `toml:"after"`    // start as time since t = 0
-	Duration workloads.Duration `toml:"duration"` // how long it stays down
-	Replica  int                `toml:"replica"`  // which replica (0-based)
+	At       workloads.Clock    `toml:"at" doc:"start, at the first occurrence of this clock time (or use after)"`
+	After    workloads.Duration `toml:"after" range:"[0s,inf)" default:"0s" doc:"start, as time since t = 0"`
+	Duration workloads.Duration `toml:"duration" range:"(0s,366d]" doc:"how long the replica stays down (required)"`
+	Replica  int                `toml:"replica" range:"[0,100000)" default:"0" doc:"which replica, numbered from 0"`
 	// Requests is what happens to the requests it held: "retry" (default:
 	// the client gets a 503 and its retry policy decides) or "lose" (they
 	// fail).
-	Requests string `toml:"requests"`
+	Requests string `toml:"requests" enum:"retry|lose" noun:"failure mode" default:"retry" doc:"what happens to the requests it held: retry (the client gets a 503 replica_failure and its retry policy decides) or lose (they fail as replica_lost)"`
 }
 
 // GPUOverride replaces catalogue GPU figures; zero keeps the catalogue's.
 type GPUOverride struct {
-	TFLOPS       float64 `toml:"tflops"`        // dense BF16 TFLOP/s
-	BandwidthGBs float64 `toml:"bandwidth_gbs"` // memory bandwidth, GB/s
-	MemoryGB     float64 `toml:"memory_gb"`
+	Name         string  `toml:"name" default:"the catalogue name, marked as changed" doc:"what results call the GPU"`
+	TFLOPS       float64 `toml:"tflops" unit:"TFLOP/s" range:"[0,1e5]" default:"the catalogue's" doc:"dense BF16 throughput"`
+	FP8TFLOPS    float64 `toml:"fp8_tflops" unit:"TFLOP/s" range:"[0,1e5]" default:"the catalogue's" doc:"dense FP8 throughput"`
+	BandwidthGBs float64 `toml:"bandwidth_gbs" unit:"GB/s" range:"[0,1e6]" default:"the catalogue's" doc:"memory bandwidth"`
+	MemoryGB     float64 `toml:"memory_gb" unit:"GB" range:"[0,1e5]" default:"the catalogue's" doc:"memory per GPU"`
+	// InterconnectGBs is GPU-to-GPU bandwidth, one way.
+	InterconnectGBs float64 `toml:"interconnect_gbs" unit:"GB/s" range:"[0,1e5]" default:"the catalogue's" doc:"GPU-to-GPU bandwidth, one way, for tensor-parallel all-reduces"`
 }
 
 // ModelOverride replaces catalogue model figures; zero keeps the catalogue's.
 type ModelOverride struct {
-	Params     float64 `toml:"params"` // total parameters
-	Layers     int     `toml:"layers"`
-	Hidden     int     `toml:"hidden"`
-	Heads      int     `toml:"heads"`
-	KVHeads    int     `toml:"kv_heads"`
-	HeadDim    int     `toml:"head_dim"`
-	DtypeBytes float64 `toml:"dtype_bytes"`
+	Name            string  `toml:"name" default:"the catalogue name, marked as changed" doc:"what results call the model"`
+	Params          float64 `toml:"params" range:"[0,1e14]" default:"the catalogue's" doc:"total parameters (all experts)"`
+	ActiveParams    float64 `toml:"active_params" range:"[0,1e14]" default:"params, or the catalogue's for a mixture of experts" doc:"parameters used per token"`
+	Experts         int     `toml:"experts" range:"[0,10000000]" default:"the catalogue's" doc:"routed experts per layer (mixture of experts)"`
+	ExpertsPerToken int     `toml:"experts_per_token" range:"[0,10000000]" default:"the catalogue's" doc:"routed experts each token uses (top-k)"`
+	Layers          int     `toml:"layers" range:"[0,10000000]" default:"the catalogue's" doc:"transformer layers"`
+	Hidden          int     `toml:"hidden" range:"[0,10000000]" default:"the catalogue's" doc:"hidden size"`
+	Heads           int     `toml:"heads" range:"[0,10000000]" default:"the catalogue's" doc:"attention heads"`
+	KVHeads         int     `toml:"kv_heads" range:"[0,10000000]" default:"the catalogue's" doc:"key-value heads"`
+	HeadDim         int     `toml:"head_dim" range:"[0,10000000]" default:"the catalogue's" doc:"dimension of a head"`
+	KVDim           int     `toml:"kv_dim" range:"[0,10000000]" default:"the catalogue's" doc:"latent KV elements per layer and token, held whole by every rank (multi-head latent attention)"`
+	FFN             int     `toml:"ffn" range:"[0,10000000]" default:"the catalogue's" doc:"feed-forward width (per expert for a mixture of experts)"`
+	Vocab           int     `toml:"vocab" range:"[0,10000000]" default:"the catalogue's" doc:"vocabulary size"`
+	DtypeBytes      float64 `toml:"dtype_bytes" unit:"bytes" range:"[0,8]" default:"the catalogue's" doc:"bytes per weight and KV element of the checkpoint"`
 }
 
 // StepSpec chooses how long one engine iteration takes.
 type StepSpec struct {
 	// Kind: "table" (measured batch-size curve) or "roofline" (from the
 	// GPU and model specs). Default: roofline when gpu and model are set.
-	Kind string `toml:"kind"`
+	Kind string `toml:"kind" enum:"table|roofline" noun:"step model" default:"table when batches is given, else roofline" doc:"a measured batch-size table, or a roofline from the GPU and model figures"`
 	// Per: for a table, whether a time is one decode iteration
 	// ("iteration", continuous batching) or a whole request served in a
 	// static batch ("request": a batch of B requests finishes together
 	// after Times[B]).
-	Per     string               `toml:"per"`
-	Batches []float64            `toml:"batches"`
-	Times   []workloads.Duration `toml:"times"`
+	Per     string               `toml:"per" enum:"iteration|request" noun:"table unit" default:"iteration" doc:"table: a time is one engine iteration (continuous batching), or a whole static batch of requests finishing together"`
+	Batches []float64            `toml:"batches" range:"[1,1000000]" doc:"table: batch sizes, strictly increasing"`
+	Times   []workloads.Duration `toml:"times" range:"(0s,1h]" doc:"table: the time at each batch size, non-decreasing; linear in between, the last slope beyond"`
 	// PrefillPerToken and PerContextToken add prefill and attention cost
 	// to a table's iteration time.
-	PrefillPerToken workloads.Duration `toml:"prefill_per_token"`
-	PerContextToken workloads.Duration `toml:"per_context_token"`
+	PrefillPerToken workloads.Duration `toml:"prefill_per_token" range:"[0s,1s]" default:"0" doc:"table: added per prefill token"`
+	PerContextToken workloads.Duration `toml:"per_context_token" range:"[0s,1s]" default:"0" doc:"table: added per KV token read"`
 	// Roofline efficiency factors and fixed overhead per iteration.
-	ComputeEff   float64            `toml:"compute_efficiency"`
-	BandwidthEff float64            `toml:"bandwidth_efficiency"`
-	Overhead     workloads.Duration `toml:"overhead"`
+	ComputeEff   float64            `toml:"compute_efficiency" range:"(0,1]" default:"fitted (headroom catalogue)" doc:"roofline: share of dense throughput the large GEMMs achieve"`
+	BandwidthEff float64            `toml:"bandwidth_efficiency" range:"(0,1]" default:"fitted (headroom catalogue)" doc:"roofline: share of memory bandwidth achieved"`
+	Overhead     workloads.Duration `toml:"overhead" range:"[0s,1h]" default:"0" doc:"fixed time per iteration"`
+	// Roofline costs per layer and per sequence of each iteration, and per
+	// step of a ring all-reduce (nil: the fitted defaults).
+	OverheadPerLayer  *workloads.Duration `toml:"overhead_per_layer" range:"[0s,100ms]" default:"fitted" doc:"roofline: fixed cost per layer of each iteration (kernel launches)"`
+	OverheadPerSeq    *workloads.Duration `toml:"overhead_per_seq" range:"[0s,100ms]" default:"fitted" doc:"roofline: cost per sequence of each iteration (sampling, scheduling)"`
+	CollectiveLatency *workloads.Duration `toml:"collective_latency" range:"[0s,10ms]" default:"fitted" doc:"roofline: latency of one step of a ring all-reduce"`
+	// InterconnectEff is the achieved share of the GPU link in all-reduces.
+	InterconnectEff float64 `toml:"interconnect_efficiency" range:"(0,1]" default:"1" doc:"roofline: share of the GPU link achieved in all-reduces"`
+	// Knee joins the linear layers' compute and memory times: "smooth"
+	// (default, sqrt(C² + M²)) or "max".
+	Knee string `toml:"knee" enum:"smooth|max" noun:"knee" default:"smooth" doc:"how compute and memory time join: smooth is sqrt(C² + M²), max the larger"`
 }
 
 // KVSpec is the KV-cache memory of one replica.
 type KVSpec struct {
-	Allocation           string  `toml:"allocation"`             // paged (default) | contiguous
-	BlockSize            int     `toml:"block_size"`             // tokens per block (default 16)
-	GPUMemoryUtilization float64 `toml:"gpu_memory_utilization"` // share of GPU memory for weights + KV (default 0.9)
+	Allocation           string  `toml:"allocation" enum:"paged|contiguous" noun:"allocation" default:"paged" doc:"paged: blocks are allocated as a sequence's context grows; contiguous: a sequence reserves max_model_len at admission"`
+	BlockSize            int     `toml:"block_size" unit:"tokens" range:"[1,4096]" default:"16" doc:"tokens per block"`
+	GPUMemoryUtilization float64 `toml:"gpu_memory_utilization" range:"(0,1]" default:"0.9" doc:"share of GPU memory for weights and KV"`
 	// Blocks sets the KV capacity directly (overrides the memory computation).
-	Blocks int `toml:"blocks"`
+	Blocks int `toml:"blocks" range:"[0,1000000000000]" default:"computed from memory" doc:"the KV capacity in blocks, instead of computing it from memory"`
 	// MaxModelLen is what contiguous allocation reserves per sequence
 	// (default: its prompt plus max_tokens).
-	MaxModelLen int `toml:"max_model_len"`
+	MaxModelLen int `toml:"max_model_len" unit:"tokens" range:"[0,1073741824]" default:"prompt + max_tokens" doc:"the longest sequence a replica admits; what contiguous allocation reserves"`
+	// Watermark is the share of blocks a new admission must leave free
+	// (vLLM's watermark; default 0.01, 0 to 0.5). Running sequences may
+	// use them.
+	Watermark *float64 `toml:"watermark" range:"[0,0.5]" default:"0.01" doc:"share of blocks a new admission must leave free (vLLM's watermark); running sequences may use them"`
 }
 
 // ClusterPrice is the cost of the GPUs, counted whether busy or idle.
 type ClusterPrice struct {
-	PerGPUHour float64 `toml:"per_gpu_hour"` // USD
+	PerGPUHour float64 `toml:"per_gpu_hour" unit:"USD" range:"[0,1e6]" default:"0" doc:"every billed GPU-hour, busy or idle"`
 	// Billing is "on-demand" (default: provisioned GPU-hours are billed, so
 	// a schedule that scales down saves) or "reserved" (the most replicas
 	// the cluster ever has are billed around the clock, as under a
 	// commitment).
-	Billing string `toml:"billing"`
+	Billing string `toml:"billing" enum:"on-demand|reserved" noun:"billing" default:"on-demand" doc:"on-demand bills provisioned GPU-hours (a schedule that scales down saves); reserved bills the most replicas the cluster ever has, around the clock"`
 }
 
 func (c *ClusterSpec) applyDefaults() {
@@ -153,10 +196,32 @@ func (c *ClusterSpec) applyDefaults() {
 		c.Step.Per = "iteration"
 	}
 	if c.Step.ComputeEff == 0 {
-		c.Step.ComputeEff = 0.5
+		c.Step.ComputeEff = perf.DefaultComputeEff
 	}
 	if c.Step.BandwidthEff == 0 {
-		c.Step.BandwidthEff = 0.7
+		c.Step.BandwidthEff = perf.DefaultBandwidthEff
+	}
+	if c.Step.InterconnectEff == 0 {
+		c.Step.InterconnectEff = 1
+	}
+	dur := func(p **workloads.Duration, v float64) {
+		if *p == nil {
+			d := workloads.Duration(v)
+			*p = &d
+		}
+	}
+	dur(&c.Step.OverheadPerLayer, perf.DefaultOverheadPerLayer)
+	dur(&c.Step.OverheadPerSeq, perf.DefaultOverheadPerSeq)
+	dur(&c.Step.CollectiveLatency, perf.DefaultCollectiveLatency)
+	if c.Step.Knee == "" {
+		c.Step.Knee = "smooth"
+	}
+	if c.Scheduler == "" {
+		c.Scheduler = "vllm"
+	}
+	if c.KV.Watermark == nil {
+		w := 0.01
+		c.KV.Watermark = &w
 	}
 	if c.KV.Allocation == "" {
 		c.KV.Allocation = "paged"
@@ -176,23 +241,8 @@ func (c *ClusterSpec) Validate() error {
 	if c.Name == "" {
 		return fe("name", "must be set")
 	}
-	if c.Replicas < 0 || c.Replicas > 100_000 {
-		return fe("replicas", "must be between 0 and 100000, got %d", c.Replicas)
-	}
-	if c.TensorParallel < 1 || c.TensorParallel > 64 {
-		return fe("tensor_parallel", "must be between 1 and 64, got %d", c.TensorParallel)
-	}
-	if c.MaxNumSeqs < 1 || c.MaxNumSeqs > 100_000 {
-		return fe("max_num_seqs", "must be between 1 and 100000, got %d", c.MaxNumSeqs)
-	}
-	if c.MaxNumBatchedTokens < 1 || c.MaxNumBatchedTokens > 10_000_000 {
-		return fe("max_num_batched_tokens", "must be between 1 and 10000000, got %d", c.MaxNumBatchedTokens)
-	}
-	if !oneOf(c.Order, "fcfs", "priority") {
-		return fe("order", "must be fcfs or priority, got %q", c.Order)
-	}
-	if c.MaxWaiting < 0 {
-		return fe("max_waiting", "must be >= 0 (0 = unbounded)")
+	if err := schema.Check(c); err != nil {
+		return err
 	}
 	s := c.Step
 	switch s.Kind {
@@ -201,83 +251,36 @@ func (c *ClusterSpec) Validate() error {
 			return fe("step.times", "a table needs batches and times of the same non-zero length, got %d and %d", len(s.Batches), len(s.Times))
 		}
 		for i := range s.Batches {
-			if !(s.Batches[i] >= 1) || i > 0 && s.Batches[i] <= s.Batches[i-1] {
+			if i > 0 && s.Batches[i] <= s.Batches[i-1] {
 				return fe(fmt.Sprintf("step.batches[%d]", i), "batch sizes must be >= 1 and strictly increasing, got %v", s.Batches)
-			}
-			if !(s.Times[i] > 0) {
-				return fe(fmt.Sprintf("step.times[%d]", i), "must be > 0")
 			}
 			if i > 0 && s.Times[i] < s.Times[i-1] {
 				return fe(fmt.Sprintf("step.times[%d]", i), "not monotone: batch %g takes %s but batch %g takes %s; a larger batch cannot take less time",
-					s.Batches[i], fmtDur(float64(s.Times[i])), s.Batches[i-1], fmtDur(float64(s.Times[i-1])))
+					s.Batches[i], errSeconds(float64(s.Times[i])), s.Batches[i-1], errSeconds(float64(s.Times[i-1])))
 			}
-		}
-		if !oneOf(s.Per, "iteration", "request") {
-			return fe("step.per", "must be iteration or request, got %q", s.Per)
 		}
 	case "roofline":
 		if c.GPU == "" || c.Model == "" {
 			return fe("step.kind", "a roofline needs gpu and model (catalogue names, with gpu_spec/model_spec overrides)")
 		}
-		if s.ComputeEff <= 0 || s.ComputeEff > 1 || s.BandwidthEff <= 0 || s.BandwidthEff > 1 {
-			return fe("step", "compute_efficiency and bandwidth_efficiency must be in (0, 1]")
-		}
 	default:
 		return fe("step.kind", "must be table or roofline, got %q", s.Kind)
 	}
-	if s.Overhead < 0 || s.PrefillPerToken < 0 || s.PerContextToken < 0 {
-		return fe("step", "times must be >= 0")
+	if err := c.crossCheckOverrides(); err != nil {
+		return err
 	}
-	k := c.KV
-	if !oneOf(k.Allocation, "paged", "contiguous") {
-		return fe("kv.allocation", "must be paged or contiguous, got %q", k.Allocation)
-	}
-	if k.BlockSize < 1 || k.BlockSize > 4096 {
-		return fe("kv.block_size", "must be between 1 and 4096 tokens, got %d", k.BlockSize)
-	}
-	if !(k.GPUMemoryUtilization > 0 && k.GPUMemoryUtilization <= 1) {
-		return fe("kv.gpu_memory_utilization", "must be in (0, 1], got %v", k.GPUMemoryUtilization)
-	}
-	if k.Blocks < 0 || k.MaxModelLen < 0 {
-		return fe("kv", "blocks and max_model_len must be >= 0")
-	}
-	if k.Blocks == 0 && (c.GPU == "" || c.Model == "") {
+	if c.KV.Blocks == 0 && (c.GPU == "" || c.Model == "") {
 		return fe("kv.blocks", "set kv.blocks, or gpu and model so the KV capacity can be computed from memory")
 	}
 	for i, e := range c.Schedule {
-		at := fmt.Sprintf("schedule[%d]", i)
-		if _, err := workloads.ParseClock(e.At); err != nil {
-			return fe(at+".at", "%v", err)
+		if !e.At.IsSet() {
+			return fe(fmt.Sprintf("schedule[%d].at", i), "missing; give the clock time the entry applies from, such as \"08:00\"")
 		}
-		if e.Replicas < 0 || e.Replicas > 100_000 || e.MaxNumSeqs < 0 || e.MaxNumSeqs > 100_000 {
-			return fe(at, "replicas and max_num_seqs must be between 0 (unchanged) and 100000")
-		}
-	}
-	if c.Startup < 0 {
-		return fe("startup", "must be >= 0")
 	}
 	for i, f := range c.Failures {
-		at := fmt.Sprintf("failure[%d]", i)
-		if f.At != "" {
-			if _, err := workloads.ParseClock(f.At); err != nil {
-				return fe(at+".at", "%v", err)
-			}
+		if f.Replica >= c.maxReplicas() {
+			return fe(fmt.Sprintf("failure[%d].replica", i), "must be between 0 and %d (replicas are numbered from 0), got %d", c.maxReplicas()-1, f.Replica)
 		}
-		if f.Duration <= 0 {
-			return fe(at+".duration", "must be > 0")
-		}
-		if f.Replica < 0 || f.Replica >= c.maxReplicas() {
-			return fe(at+".replica", "must be between 0 and %d (replicas are numbered from 0), got %d", c.maxReplicas()-1, f.Replica)
-		}
-		if !oneOf(f.Requests, "", "retry", "lose") {
-			return fe(at+".requests", "must be retry or lose, got %q", f.Requests)
-		}
-	}
-	if !oneOf(c.Price.Billing, "", "on-demand", "reserved") {
-		return fe("price.billing", "must be on-demand or reserved, got %q", c.Price.Billing)
-	}
-	if c.Price.PerGPUHour < 0 || math.IsNaN(c.Price.PerGPUHour) {
-		return fe("price.per_gpu_hour", "must be >= 0")
 	}
 	return nil
 }
@@ -289,4 +292,18 @@ func (c *ClusterSpec) maxReplicas() int {
 		n = max(n, e.Replicas)
 	}
 	return n
+}
+
+// crossCheckOverrides checks what the tags cannot: model_spec figures
+// against each other.
+func (c *ClusterSpec) crossCheckOverrides() error {
+	fe := func(k, f string, a ...any) error { return &workloads.FieldError{Key: k, Msg: fmt.Sprintf(f, a...)} }
+	m := c.ModelSpec
+	if m.ActiveParams > 0 && m.Params > 0 && m.ActiveParams > m.Params {
+		return fe("model_spec.active_params", "%g exceeds params %g", m.ActiveParams, m.Params)
+	}
+	if m.Experts > 0 && m.ExpertsPerToken > m.Experts {
+		return fe("model_spec.experts_per_token", "%d exceeds experts %d", m.ExpertsPerToken, m.Experts)
+	}
+	return nil
 }

@@ -2,8 +2,8 @@ package model
 
 import (
 	"fmt"
-	"math"
 
+	"github.com/headroom-sim/headroom/scenarios/schema"
 	"github.com/headroom-sim/headroom/workloads"
 )
 
@@ -20,38 +20,37 @@ const (
 // cache. Workloads pass through it when they name a tenant it defines.
 type GatewaySpec struct {
 	// Weights turn tokens into units: input, cached input, output.
-	Weights GatewayWeights `toml:"weights"`
+	Weights GatewayWeights `toml:"weights" doc:"units per token kind (derive them from measured prefill and decode throughput)"`
 	// MaxOutput caps a request's max_tokens at the gateway (the model's
 	// largest output); 0 = no cap.
-	MaxOutput int `toml:"max_output"`
+	MaxOutput int `toml:"max_output" unit:"tokens" range:"[0,1073741824]" default:"0: no cap" doc:"the model's largest output: max_tokens above it is rewritten down to it"`
 	// LeaseTTL makes reservations leases: a stream whose gateway node
 	// crashes is reconciled (refunded down to its actual use) this long
 	// after admission. 0 = no leases: a crashed stream's reservation is
 	// never refunded.
-	LeaseTTL workloads.Duration `toml:"lease_ttl"`
+	LeaseTTL workloads.Duration `toml:"lease_ttl" range:"[0s,366d]" default:"0: no leases" doc:"reservations are leases, reconciled this long after admission if their stream crashed"`
 	// CrashRate is the fraction of admitted streams whose gateway node
 	// dies before the stream ends: the client gets a 502 and the refund in
 	// the node's finally block never runs.
-	CrashRate float64 `toml:"crash_rate"`
+	CrashRate float64 `toml:"crash_rate" range:"[0,1]" default:"0" doc:"share of admitted streams whose gateway node dies before the end (a 502; the refund never runs)"`
 	// RetryAfterMin is the smallest Retry-After the gateway sends for a
 	// 429 (seconds, rounded up like the seed's math.ceil); default 1.
-	RetryAfterMin workloads.Duration `toml:"retry_after_min"`
+	RetryAfterMin workloads.Duration `toml:"retry_after_min" range:"(0s,1d]" default:"1s" doc:"the smallest Retry-After of a 429 or store-down 503 (waits are rounded up to whole seconds)"`
 	// ErrorLatency is how long the gateway takes to answer a refusal
 	// (default 2 ms).
-	ErrorLatency workloads.Duration `toml:"error_latency"`
-	Queue        GatewayQueue       `toml:"queue"`
-	Cache        GatewayCache       `toml:"cache"`
-	Outages      []GatewayOutage    `toml:"outage"`
-	Tenants      []TenantSpec       `toml:"tenant"`
+	ErrorLatency workloads.Duration `toml:"error_latency" range:"(0s,1h]" default:"2ms" doc:"time to answer a refusal"`
+	Queue        GatewayQueue       `toml:"queue" doc:"the fair queue between admission and the backends"`
+	Cache        GatewayCache       `toml:"cache" doc:"a response cache for repeated requests"`
+	Outages      []GatewayOutage    `toml:"outage" doc:"limiter-store outages"`
+	Tenants      []TenantSpec       `toml:"tenant" doc:"the organisations at the gateway (at least one); every workload names its tenant"`
 }
 
-// GatewayWeights are the unit weights of the token kinds (seed 004:
-// 1, 0.25 and 8).
-// Each one left out is 1.
+// GatewayWeights are the unit weights of the token kinds (1, 0.25 and 8 in
+// a typical setup). Each one left out is 1.
 type GatewayWeights struct {
-	Input       *float64 `toml:"input"`
-	CachedInput *float64 `toml:"cached_input"`
-	Output      *float64 `toml:"output"`
+	Input       *float64 `toml:"input" range:"[0,1e6]" default:"1" doc:"units per uncached input token"`
+	CachedInput *float64 `toml:"cached_input" range:"[0,1e6]" default:"1" doc:"units per cached input token"`
+	Output      *float64 `toml:"output" range:"[0,1e6]" default:"1" doc:"units per output token"`
 }
 
 // values returns the weights with defaults applied.
@@ -70,59 +69,59 @@ type GatewayQueue struct {
 	// MaxInFlight is how many requests the gateway lets through to the
 	// backends at once (the fleet's slots: 8 replicas × 64 = 512); beyond
 	// it requests wait in the fair queue. 0 = no queue: straight through.
-	MaxInFlight int `toml:"max_in_flight"`
+	MaxInFlight int `toml:"max_in_flight" range:"[0,100000000]" default:"0: no fair queue" doc:"requests let through to the backends at once (8 replicas × 64 sequences = 512); the rest wait in the fair queue"`
 	// Quantum is the deficit-round-robin quantum in units, per unit of
-	// tenant weight (seed 004: 50,000).
-	Quantum float64 `toml:"quantum"`
+	// tenant weight.
+	Quantum float64 `toml:"quantum" unit:"units" range:"(0,1e15]" default:"50000" doc:"deficit-round-robin units per round per unit of tenant weight"`
 	// ShedAfter sheds a class's requests whose queue wait passes it, with
 	// 503 (batch is shed, interactive waits, by default); 0 = never.
-	ShedAfter GatewayShed `toml:"shed_after"`
+	ShedAfter GatewayShed `toml:"shed_after" default:"never" doc:"queue-wait target per class, past which a request is shed with a 503"`
 	// ShedRetryAfter is the Retry-After sent with a shed 503 (default 60 s).
-	ShedRetryAfter workloads.Duration `toml:"shed_retry_after"`
+	ShedRetryAfter workloads.Duration `toml:"shed_retry_after" range:"(0s,1d]" default:"60s" doc:"Retry-After of a shed 503"`
 }
 
 // GatewayShed is a queue-wait target per priority class.
 type GatewayShed struct {
-	Interactive workloads.Duration `toml:"interactive"`
-	Batch       workloads.Duration `toml:"batch"`
+	Interactive workloads.Duration `toml:"interactive" range:"[0s,366d]" default:"0: never" doc:"queue wait past which an interactive request is shed"`
+	Batch       workloads.Duration `toml:"batch" range:"[0s,366d]" default:"0: never" doc:"queue wait past which a batch request is shed"`
 }
 
-// GatewayCache is a response cache for repeated requests (seed 002: "cache
-// recent results"). Workloads say how often they repeat (tokens.distinct);
-// the hit rate follows from the demand, the TTL and the repeats.
+// GatewayCache is a response cache for repeated requests ("cache recent
+// results"). Workloads say how often they repeat (repeats); the hit rate
+// follows from the demand, the TTL and the repeats.
 type GatewayCache struct {
-	TTL     workloads.Duration `toml:"ttl"`     // 0 = no cache
-	Latency workloads.Duration `toml:"latency"` // time to answer a hit (default 20 ms)
+	TTL     workloads.Duration `toml:"ttl" range:"[0s,366d]" default:"0: no cache" doc:"how long an answer is kept"`
+	Latency workloads.Duration `toml:"latency" range:"(0s,1h]" default:"20ms" doc:"time to answer a hit"`
 }
 
 // GatewayOutage is a window during which the limiter's shared store is
 // down.
 type GatewayOutage struct {
-	From string             `toml:"from"` // clock time, "10:00"
-	For  workloads.Duration `toml:"for"`
-	Mode string             `toml:"mode"` // fail_open (default) | fail_closed
+	From workloads.Clock    `toml:"from" doc:"clock time the store goes down, such as \"10:00\" (required)"`
+	For  workloads.Duration `toml:"for" range:"(0s,366d]" doc:"how long it stays down (required)"`
+	Mode string             `toml:"mode" enum:"fail_open|fail_closed" noun:"mode" default:"fail_open" doc:"fail_open: conservative local per-node caps; fail_closed: refuse everything with a 503"`
 	// LocalFraction is, for fail_open, the share of each tenant's rate and
 	// burst that each node's local bucket allows (default 0.5).
-	LocalFraction float64 `toml:"local_fraction"`
+	LocalFraction float64 `toml:"local_fraction" range:"(0,1]" default:"0.5" doc:"fail_open: the share of each tenant's rate and burst a node's local bucket allows"`
 }
 
 // TenantSpec is one organisation at the gateway.
 type TenantSpec struct {
-	Name string `toml:"name"`
+	Name string `toml:"name" doc:"the tenant's name, unique; workloads name it in tenant"`
 	// Weight is the tenant's share in the fair queue (default 1).
-	Weight      *float64        `toml:"weight"`
-	UnitsPerMin float64         `toml:"units_per_min"` // 0 = no unit limit
-	Burst       float64         `toml:"burst"`         // bucket size in units (default one minute)
-	MaxStreams  int             `toml:"max_streams"`   // concurrent streams; 0 = no cap
-	Keys        []TenantKeySpec `toml:"key"`
+	Weight      *float64        `toml:"weight" range:"[0.001,1000]" msg:"must be a number from 0.001 to 1000 (the tenant's share of the fair queue; leave it out for 1)" default:"1" doc:"the tenant's share of the fair queue"`
+	UnitsPerMin float64         `toml:"units_per_min" unit:"units/min" range:"[0,1e15]" default:"0: no unit limit" doc:"the tenant's bucket refill rate"`
+	Burst       float64         `toml:"burst" unit:"units" range:"(0,1e15]" zero:"absent for one minute of units_per_min" default:"one minute of units_per_min" doc:"the bucket size; a reservation above it is a 400"`
+	MaxStreams  int             `toml:"max_streams" range:"[0,100000000]" default:"0: no cap" doc:"concurrent streams"`
+	Keys        []TenantKeySpec `toml:"key" doc:"the tenant's API keys, limited beneath the tenant"`
 }
 
 // TenantKeySpec is one API key of a tenant, limited beneath the tenant.
 type TenantKeySpec struct {
-	Name        string  `toml:"name"`
-	UnitsPerMin float64 `toml:"units_per_min"`
-	Burst       float64 `toml:"burst"`
-	MaxStreams  int     `toml:"max_streams"`
+	Name        string  `toml:"name" doc:"the key's name, unique within the tenant; workloads name it in gateway_key"`
+	UnitsPerMin float64 `toml:"units_per_min" unit:"units/min" range:"[0,1e15]" default:"0: no unit limit" doc:"the key's bucket refill rate"`
+	Burst       float64 `toml:"burst" unit:"units" range:"(0,1e15]" zero:"absent for one minute of units_per_min" default:"one minute of units_per_min" doc:"the key's bucket size"`
+	MaxStreams  int     `toml:"max_streams" range:"[0,100000000]" default:"0: no cap" doc:"concurrent streams of the key"`
 }
 
 // IsZero reports whether nothing of the gateway is set.
@@ -180,57 +179,12 @@ func (g *GatewaySpec) applyDefaults() {
 // Validate checks the gateway on its own.
 func (g *GatewaySpec) Validate() error {
 	fe := func(k, f string, a ...any) error { return &workloads.FieldError{Key: k, Msg: fmt.Sprintf(f, a...)} }
-	finite := func(v float64) bool { return !math.IsNaN(v) && !math.IsInf(v, 0) }
-	wi, wc, wo := g.Weights.values()
-	for _, f := range []struct {
-		k string
-		v float64
-	}{{"weights.input", wi}, {"weights.cached_input", wc}, {"weights.output", wo}} {
-		if f.v < 0 || !finite(f.v) {
-			return fe(f.k, "must be a finite number >= 0, got %v", f.v)
-		}
-	}
-	if g.MaxOutput < 0 {
-		return fe("max_output", "must be >= 0 (0 = no cap), got %d", g.MaxOutput)
-	}
-	if g.LeaseTTL < 0 {
-		return fe("lease_ttl", "must be >= 0 (0 = no leases)")
-	}
-	if !(g.CrashRate >= 0 && g.CrashRate <= 1) {
-		return fe("crash_rate", "must be a fraction between 0 and 1, got %v", g.CrashRate)
-	}
-	if g.RetryAfterMin < 0 {
-		return fe("retry_after_min", "must be a duration > 0 (default 1s)")
-	}
-	if g.ErrorLatency < 0 {
-		return fe("error_latency", "must be a duration > 0")
-	}
-	q := g.Queue
-	if q.MaxInFlight < 0 {
-		return fe("queue.max_in_flight", "must be >= 0 (0 = no fair queue), got %d", q.MaxInFlight)
-	}
-	if !(q.Quantum > 0) || !finite(q.Quantum) {
-		return fe("queue.quantum", "must be a finite number > 0 (units per round per unit of weight), got %v", q.Quantum)
-	}
-	if q.ShedAfter.Batch < 0 || q.ShedAfter.Interactive < 0 || q.ShedRetryAfter < 0 {
-		return fe("queue.shed_after", "durations must be >= 0")
-	}
-	if g.Cache.TTL < 0 || g.Cache.Latency < 0 {
-		return fe("cache", "ttl and latency must be >= 0")
+	if err := schema.Check(g); err != nil {
+		return err
 	}
 	for i, o := range g.Outages {
-		at := fmt.Sprintf("outage[%d]", i)
-		if _, err := workloads.ParseClock(o.From); err != nil {
-			return fe(at+".from", "must be a clock time such as \"10:00\": %v", err)
-		}
-		if !(o.For > 0) {
-			return fe(at+".for", "must be a duration > 0, such as \"15m\"")
-		}
-		if !oneOf(o.Mode, FailOpen, FailClosed) {
-			return fe(at+".mode", "must be %q or %q, got %q", FailOpen, FailClosed, o.Mode)
-		}
-		if !(o.LocalFraction > 0 && o.LocalFraction <= 1) {
-			return fe(at+".local_fraction", "must be a fraction in (0, 1], got %v", o.LocalFraction)
+		if !o.From.IsSet() {
+			return fe(fmt.Sprintf("outage[%d].from", i), "must be a clock time such as \"10:00\"")
 		}
 	}
 	if len(g.Tenants) == 0 {
@@ -246,11 +200,8 @@ func (g *GatewaySpec) Validate() error {
 			return fe(at+".name", "duplicate tenant %q", t.Name)
 		}
 		seen[t.Name] = true
-		if t.Weight != nil && !(*t.Weight >= 0.001 && *t.Weight <= 1000) {
-			return fe(at+".weight", "must be a number from 0.001 to 1000 (the tenant's share of the fair queue; leave it out for 1), got %v", *t.Weight)
-		}
-		if err := checkBucket(at, t.UnitsPerMin, t.Burst, t.MaxStreams); err != nil {
-			return err
+		if t.UnitsPerMin > 0 && t.Burst == 0 {
+			return fe(at+".burst", "must be a finite number > 0 when units_per_min is set, got 0")
 		}
 		keys := map[string]bool{}
 		for j, k := range t.Keys {
@@ -262,23 +213,10 @@ func (g *GatewaySpec) Validate() error {
 				return fe(kat+".name", "duplicate key %q in tenant %q", k.Name, t.Name)
 			}
 			keys[k.Name] = true
-			if err := checkBucket(kat, k.UnitsPerMin, k.Burst, k.MaxStreams); err != nil {
-				return err
+			if k.UnitsPerMin > 0 && k.Burst == 0 {
+				return fe(kat+".burst", "must be a finite number > 0 when units_per_min is set, got 0")
 			}
 		}
-	}
-	return nil
-}
-
-func checkBucket(at string, rate, burst float64, streams int) error {
-	if rate < 0 || math.IsNaN(rate) || math.IsInf(rate, 0) {
-		return &workloads.FieldError{Key: at + ".units_per_min", Msg: fmt.Sprintf("must be a finite number >= 0 (0 = no limit), got %v", rate)}
-	}
-	if burst < 0 || math.IsNaN(burst) || math.IsInf(burst, 0) || (rate > 0 && burst == 0) {
-		return &workloads.FieldError{Key: at + ".burst", Msg: fmt.Sprintf("must be a finite number > 0 when units_per_min is set, got %v", burst)}
-	}
-	if streams < 0 {
-		return &workloads.FieldError{Key: at + ".max_streams", Msg: fmt.Sprintf("must be >= 0 (0 = no cap), got %d", streams)}
 	}
 	return nil
 }

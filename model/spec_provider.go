@@ -2,9 +2,9 @@ package model
 
 import (
 	"fmt"
-	"math"
 	"strings"
 
+	"github.com/headroom-sim/headroom/scenarios/schema"
 	"github.com/headroom-sim/headroom/workloads"
 )
 
@@ -34,60 +34,60 @@ const defaultErrorLatency = 0.01
 // ProviderSpec is one hosted API endpoint for one model (or model class
 // sharing a rate-limit pool).
 type ProviderSpec struct {
-	Name        string              `toml:"name"`
-	Model       string              `toml:"model"` // free text, shown in reports
-	Limits      LimitsSpec          `toml:"limits"`
-	Keys        []KeySpec           `toml:"key"`
-	Concurrency ConcurrencySpec     `toml:"concurrency"`
-	Cache       CacheSpec           `toml:"cache"`
-	Latency     LatencySpec         `toml:"latency"`
-	Price       PriceSpec           `toml:"price"`
-	Batch       BatchSpec           `toml:"batch"`
-	Outages     []OutageSpec        `toml:"outage"`
-	MaxOutput   int                 `toml:"max_output"`    // max_tokens used when a workload sets none (default 4096)
-	ErrorTime   *workloads.Duration `toml:"error_latency"` // time to return an error response (default 10ms, a round trip)
+	Name        string              `toml:"name" doc:"what workloads route to; unique among providers, clusters and routes"`
+	Model       string              `toml:"model" effect:"free text shown in reports; the simulation does not use it" doc:"free text describing the model"`
+	Limits      LimitsSpec          `toml:"limits" doc:"the organisation's rate limits"`
+	Keys        []KeySpec           `toml:"key" doc:"API keys (projects, workspaces) with limits of their own under the organisation's"`
+	Concurrency ConcurrencySpec     `toml:"concurrency" doc:"a cap on requests in service at once"`
+	Cache       CacheSpec           `toml:"cache" doc:"the prompt cache for shared prefixes"`
+	Latency     LatencySpec         `toml:"latency" default:"none: answers are instantaneous (a warning says so)" doc:"the service-time model"`
+	Price       PriceSpec           `toml:"price" default:"none: tokens cost nothing (a warning says so)" doc:"USD per million tokens"`
+	Batch       BatchSpec           `toml:"batch" doc:"the batch API, for workloads with lane = \"batch\""`
+	Outages     []OutageSpec        `toml:"outage" doc:"periods in which the endpoint fails requests"`
+	MaxOutput   int                 `toml:"max_output" unit:"tokens" range:"[1,1073741824]" default:"4096" doc:"max_tokens for workloads that set none"`
+	ErrorTime   *workloads.Duration `toml:"error_latency" range:"[0s,1h]" default:"10ms" doc:"time to return an error response (a network round trip)"`
 }
 
 // KeySpec is one API key (or project/workspace) with limits of its own under
 // the provider's org-level limits.
 type KeySpec struct {
-	Name   string     `toml:"name"`
-	Limits LimitsSpec `toml:"limits"`
+	Name   string     `toml:"name" doc:"the key's name, unique within the provider; workloads and route targets (\"provider:key\") name it"`
+	Limits LimitsSpec `toml:"limits" doc:"the key's own limits (spend_limit_usd and retry_after are provider-wide)"`
 }
 
 // LimitsSpec is a set of rate-limit dimensions sharing one window algorithm.
 // A zero limit is not enforced.
 type LimitsSpec struct {
-	RPM  float64 `toml:"rpm"`
-	ITPM float64 `toml:"itpm"`
-	OTPM float64 `toml:"otpm"`
-	TPM  float64 `toml:"tpm"` // input + output (weighted units when weights are set)
-	RPD  float64 `toml:"rpd"`
-	TPD  float64 `toml:"tpd"`
+	RPM  float64 `toml:"rpm" unit:"requests/min" range:"(0,1e15]" zero:"absent for no limit" default:"no limit" doc:"requests per minute"`
+	ITPM float64 `toml:"itpm" unit:"tokens/min" range:"(0,1e15]" zero:"absent for no limit" default:"no limit" doc:"input tokens per minute (cache reads excluded unless cache_reads_count)"`
+	OTPM float64 `toml:"otpm" unit:"tokens/min" range:"(0,1e15]" zero:"absent for no limit" default:"no limit" doc:"output tokens per minute (max_tokens reserved at admission with reserve = \"max_tokens\")"`
+	TPM  float64 `toml:"tpm" unit:"tokens/min" range:"(0,1e15]" zero:"absent for no limit" default:"no limit" doc:"input + output tokens per minute (weighted units when weights are set)"`
+	RPD  float64 `toml:"rpd" unit:"requests/day" range:"(0,1e15]" zero:"absent for no limit" default:"no limit" doc:"requests per day"`
+	TPD  float64 `toml:"tpd" unit:"tokens/day" range:"(0,1e15]" zero:"absent for no limit" default:"no limit" doc:"tokens per day"`
 
-	Window string             `toml:"window"` // token-bucket (default) | fixed | sliding
-	Burst  workloads.Duration `toml:"burst"`  // token bucket size as seconds of refill (default 60s: a full minute)
+	Window string             `toml:"window" enum:"token-bucket|fixed|sliding" noun:"window" default:"token-bucket" doc:"the window algorithm"`
+	Burst  workloads.Duration `toml:"burst" range:"(0s,366d]" default:"60s: a full minute" doc:"token bucket size, as time of refill"`
 	// Quantum enforces per-minute limits over shorter windows: a 600 RPM
 	// limit with quantum "1s" allows 10 requests per second (Azure RPM,
 	// Anthropic "60 RPM as 1 per second"). Fixed and sliding windows only.
-	Quantum workloads.Duration `toml:"quantum"`
+	Quantum workloads.Duration `toml:"quantum" range:"[0s,60s]" default:"0: whole minutes" doc:"fixed and sliding windows: enforce per-minute limits over windows this long"`
 	// DailyReset is the clock time per-day windows reset at (fixed window).
-	DailyReset string `toml:"daily_reset"`
+	DailyReset workloads.Clock `toml:"daily_reset" default:"00:00" doc:"fixed window: the clock time per-day windows reset at"`
 
-	Reserve         string      `toml:"reserve"`           // max_tokens (default) | none
-	CacheReadsCount *bool       `toml:"cache_reads_count"` // cache reads count toward ITPM/TPM (default false)
-	CountRejected   bool        `toml:"count_rejected"`    // rejected attempts still consume RPM (OpenAI)
-	Weights         WeightsSpec `toml:"weights"`           // weighted units for TPM/TPD
-	SpendLimitUSD   float64     `toml:"spend_limit_usd"`   // cumulative spend cap: beyond it, terminal 429
-	RetryAfter      string      `toml:"retry_after"`       // header precision: seconds (default, rounded up) | ms | none
+	Reserve         string      `toml:"reserve" enum:"max_tokens|none" noun:"reserve mode" default:"max_tokens" doc:"what admission charges before the answer is known: max_tokens (refunded at completion) or none (check before, deduct after)"`
+	CacheReadsCount *bool       `toml:"cache_reads_count" default:"false" doc:"cache reads count toward ITPM and TPM"`
+	CountRejected   bool        `toml:"count_rejected" doc:"rejected attempts still consume RPM (OpenAI)"`
+	Weights         WeightsSpec `toml:"weights" doc:"weighted units for TPM and TPD"`
+	SpendLimitUSD   float64     `toml:"spend_limit_usd" unit:"USD" range:"(0,1e15]" zero:"absent for no cap" default:"no cap" doc:"cumulative spend cap; beyond it, a terminal 429"`
+	RetryAfter      string      `toml:"retry_after" enum:"seconds|ms|none" noun:"Retry-After precision" default:"seconds" doc:"the precision of the Retry-After header: whole seconds rounded up, milliseconds, or no header"`
 }
 
 // WeightsSpec turns tokens into weighted units:
 // units = input*w_in + cached_input*w_cached + output*w_out.
 type WeightsSpec struct {
-	Input       float64 `toml:"input"`
-	CachedInput float64 `toml:"cached_input"`
-	Output      float64 `toml:"output"`
+	Input       float64 `toml:"input" range:"[0,1e6]" doc:"units per uncached input token"`
+	CachedInput float64 `toml:"cached_input" range:"[0,1e6]" doc:"units per cached input token"`
+	Output      float64 `toml:"output" range:"[0,1e6]" doc:"units per output token"`
 }
 
 // Set reports whether any weight is given.
@@ -95,59 +95,69 @@ func (w WeightsSpec) Set() bool { return w.Input != 0 || w.CachedInput != 0 || w
 
 // ConcurrencySpec caps requests in service at the provider.
 type ConcurrencySpec struct {
-	Max        int    `toml:"max"`         // 0 = unlimited
-	WhenFull   string `toml:"when_full"`   // reject (429, default) | queue
-	QueueLimit int    `toml:"queue_limit"` // with queue: 0 = unbounded; beyond it, 503
+	Max        int    `toml:"max" range:"[0,10000000]" default:"0: unlimited" doc:"requests in service at once"`
+	WhenFull   string `toml:"when_full" enum:"reject|queue" noun:"action" default:"reject" doc:"reject: a 429 with Retry-After 1s; queue: wait in a first-come-first-served backend queue"`
+	QueueLimit int    `toml:"queue_limit" range:"[0,100000000]" default:"0: unbounded" doc:"with queue: beyond this many waiting, a 503 queue_full"`
 }
 
 // CacheSpec is the provider's prompt cache for shared prefixes.
 type CacheSpec struct {
-	Enabled   *bool              `toml:"enabled"`    // default true when the workload has a shared prefix
-	TTL       workloads.Duration `toml:"ttl"`        // 5m (default, refreshed on every hit) or 1h
-	MinTokens int                `toml:"min_tokens"` // shortest cacheable prefix (default 1024)
-	Refresh   *bool              `toml:"refresh"`    // a hit refreshes the TTL (default true)
+	Enabled   *bool              `toml:"enabled" default:"true" doc:"the prompt cache is on"`
+	TTL       workloads.Duration `toml:"ttl" range:"(0s,366d]" default:"5m" doc:"how long a cached prefix lives (typically 5m or 1h)"`
+	MinTokens int                `toml:"min_tokens" unit:"tokens" range:"[1,1073741824]" default:"1024" doc:"the shortest cacheable prefix"`
+	Refresh   *bool              `toml:"refresh" default:"true" doc:"a hit restarts the TTL"`
 }
 
 // LatencySpec is the service-time model of a hosted endpoint.
 type LatencySpec struct {
-	TTFT StageSpec `toml:"ttft"`
-	TPOT StageSpec `toml:"tpot"`
+	TTFT TTFTSpec `toml:"ttft" doc:"time to first token: (base + per_input_token × uncached input) × a mean-1 factor"`
+	TPOT TPOTSpec `toml:"tpot" doc:"time per output token after the first: mean × a mean-1 factor drawn once per request"`
 }
 
-// StageSpec is base + per-token time, multiplied by a mean-1 random factor.
-type StageSpec struct {
-	Base          workloads.Duration `toml:"base"`
-	PerInputToken workloads.Duration `toml:"per_input_token"` // per uncached input token (TTFT)
-	Mean          workloads.Duration `toml:"mean"`            // TPOT mean (alias of base)
-	Dist          string             `toml:"dist"`            // fixed (default) | exponential | lognormal
-	CV            float64            `toml:"cv"`              // lognormal coefficient of variation
+// TTFTSpec is the service time to the first token: base + per-token time,
+// multiplied by a mean-1 random factor.
+type TTFTSpec struct {
+	Base          workloads.Duration `toml:"base" range:"[0s,1h]" default:"0" doc:"fixed part of the time to first token"`
+	PerInputToken workloads.Duration `toml:"per_input_token" range:"[0s,1s]" default:"0" doc:"time per input token not read from the cache"`
+	Dist          string             `toml:"dist" enum:"fixed|exponential|lognormal" noun:"factor" default:"fixed" doc:"the mean-1 random factor: fixed (1), exponential (Exp(1)) or lognormal"`
+	CV            float64            `toml:"cv" range:"(0,100]" zero:"absent for dist fixed or exponential" doc:"lognormal: coefficient of variation of the factor"`
+}
+
+// TPOTSpec is the time per output token after the first, multiplied by a
+// mean-1 random factor drawn once per request.
+type TPOTSpec struct {
+	Mean workloads.Duration `toml:"mean" range:"[0s,1m]" default:"0" doc:"mean time per output token after the first"`
+	// Base is another name for Mean.
+	Base workloads.Duration `toml:"base" range:"[0s,1m]" doc:"another name for mean (give one of them)"`
+	Dist string             `toml:"dist" enum:"fixed|exponential|lognormal" noun:"factor" default:"fixed" doc:"the mean-1 random factor"`
+	CV   float64            `toml:"cv" range:"(0,100]" zero:"absent for dist fixed or exponential" doc:"lognormal: coefficient of variation of the factor"`
 }
 
 // PriceSpec is USD per million tokens.
 type PriceSpec struct {
-	Input         float64 `toml:"input"`
-	Output        float64 `toml:"output"`
-	CacheWrite    float64 `toml:"cache_write"`    // 5-minute TTL write
-	CacheWrite1h  float64 `toml:"cache_write_1h"` // 1-hour TTL write
-	CacheRead     float64 `toml:"cache_read"`
-	BatchDiscount float64 `toml:"batch_discount"` // fraction off for the batch lane (0.5 = half price)
+	Input         float64 `toml:"input" unit:"USD per million tokens" range:"[0,1e6]" default:"0" doc:"uncached input tokens"`
+	Output        float64 `toml:"output" unit:"USD per million tokens" range:"[0,1e6]" default:"0" doc:"output tokens"`
+	CacheWrite    float64 `toml:"cache_write" unit:"USD per million tokens" range:"[0,1e6]" default:"0" doc:"tokens written to the cache (5-minute TTL)"`
+	CacheWrite1h  float64 `toml:"cache_write_1h" unit:"USD per million tokens" range:"[0,1e6]" default:"cache_write" doc:"tokens written when the cache ttl is longer than 5m"`
+	CacheRead     float64 `toml:"cache_read" unit:"USD per million tokens" range:"[0,1e6]" default:"0" doc:"tokens read from the cache"`
+	BatchDiscount float64 `toml:"batch_discount" range:"[0,1]" default:"0" doc:"the fraction taken off every price on the batch lane (0.5 = half price)"`
 }
 
 // BatchSpec is the provider's batch API: jobs finish within a completion
 // window at the batch discount, with limits of their own.
 type BatchSpec struct {
-	Turnaround        workloads.Dist     `toml:"turnaround"`          // time to finish (default lognormal mean 30m cv 1)
-	Window            workloads.Duration `toml:"window"`              // completion window (default 24h); later = expired
-	MaxEnqueuedTokens float64            `toml:"max_enqueued_tokens"` // input tokens waiting at once; beyond: 429
+	Turnaround        workloads.Dist     `toml:"turnaround" unit:"seconds" range:"[0s,366d]" default:"lognormal, mean 30m, cv 1" doc:"time from submission to the result"`
+	Window            workloads.Duration `toml:"window" range:"(0s,366d]" default:"24h" doc:"completion window; a job whose turnaround exceeds it fails as batch_expired"`
+	MaxEnqueuedTokens float64            `toml:"max_enqueued_tokens" unit:"tokens" range:"[0,1e15]" default:"0: unlimited" doc:"input tokens waiting in the batch queue at once; beyond this, a 429 batch_queue"`
 }
 
 // OutageSpec is a period in which the endpoint fails requests.
 type OutageSpec struct {
-	At       string             `toml:"at"`       // clock time "HH:MM" of the start (or use after)
-	After    workloads.Duration `toml:"after"`    // start as time since t = 0
-	Duration workloads.Duration `toml:"duration"` // length
-	Status   int                `toml:"status"`   // 529 (default), 503 or 500
-	Fraction float64            `toml:"fraction"` // share of attempts failed (default 1)
+	At       workloads.Clock    `toml:"at" doc:"start, at the first occurrence of this clock time from start (once, not daily); wins over after"`
+	After    workloads.Duration `toml:"after" range:"[0s,inf)" default:"0s" doc:"start, as time since t = 0"`
+	Duration workloads.Duration `toml:"duration" range:"(0s,366d]" doc:"length (required)"`
+	Status   int                `toml:"status" range:"500|503|529" default:"529" doc:"the error returned: server_error_500, unavailable_503 or overloaded_529"`
+	Fraction float64            `toml:"fraction" range:"(0,1]" default:"1" doc:"share of attempts failed during the outage"`
 }
 
 func (p *ProviderSpec) applyDefaults() {
@@ -185,8 +195,8 @@ func (p *ProviderSpec) applyDefaults() {
 			p.Outages[i].Fraction = 1
 		}
 	}
-	if p.Latency.TPOT.Base == 0 {
-		p.Latency.TPOT.Base = p.Latency.TPOT.Mean
+	if p.Latency.TPOT.Mean == 0 {
+		p.Latency.TPOT.Mean = p.Latency.TPOT.Base
 	}
 }
 
@@ -210,6 +220,9 @@ func (p *ProviderSpec) Validate() error {
 	if p.Name == "" {
 		return &workloads.FieldError{Key: "name", Msg: "must be set"}
 	}
+	if err := schema.Check(p); err != nil {
+		return err
+	}
 	if err := p.Limits.Validate(); err != nil {
 		return workloads.Prefix("limits", err)
 	}
@@ -230,63 +243,15 @@ func (p *ProviderSpec) Validate() error {
 			return workloads.Prefix(at+".limits", err)
 		}
 	}
-	c := p.Concurrency
-	if c.Max < 0 || c.Max > 10_000_000 {
-		return &workloads.FieldError{Key: "concurrency.max", Msg: fmt.Sprintf("must be between 0 (unlimited) and 10000000, got %d", c.Max)}
-	}
-	if !oneOf(c.WhenFull, "", "reject", "queue") {
-		return &workloads.FieldError{Key: "concurrency.when_full", Msg: fmt.Sprintf("must be reject or queue, got %q", c.WhenFull)}
-	}
-	if c.QueueLimit < 0 {
-		return &workloads.FieldError{Key: "concurrency.queue_limit", Msg: "must be >= 0"}
-	}
-	if p.Cache.TTL < 0 || p.Cache.MinTokens < 0 {
-		return &workloads.FieldError{Key: "cache", Msg: "ttl and min_tokens must be >= 0"}
-	}
 	if err := p.Latency.TTFT.validate(); err != nil {
 		return workloads.Prefix("latency.ttft", err)
 	}
 	if err := p.Latency.TPOT.validate(); err != nil {
 		return workloads.Prefix("latency.tpot", err)
 	}
-	pr := p.Price
-	for _, f := range []struct {
-		k string
-		v float64
-	}{{"input", pr.Input}, {"output", pr.Output}, {"cache_write", pr.CacheWrite}, {"cache_write_1h", pr.CacheWrite1h}, {"cache_read", pr.CacheRead}} {
-		if f.v < 0 || math.IsNaN(f.v) || math.IsInf(f.v, 0) {
-			return &workloads.FieldError{Key: "price." + f.k, Msg: fmt.Sprintf("must be a finite number >= 0 (USD per million tokens), got %v", f.v)}
-		}
-	}
-	if pr.BatchDiscount < 0 || pr.BatchDiscount > 1 {
-		return &workloads.FieldError{Key: "price.batch_discount", Msg: fmt.Sprintf("must be a fraction between 0 and 1, got %v", pr.BatchDiscount)}
-	}
 	if !p.Batch.Turnaround.IsZero() {
 		if err := p.Batch.Turnaround.Validate(); err != nil {
 			return workloads.Prefix("batch.turnaround", err)
-		}
-	}
-	if p.Batch.MaxEnqueuedTokens < 0 {
-		return &workloads.FieldError{Key: "batch.max_enqueued_tokens", Msg: "must be >= 0"}
-	}
-	if p.MaxOutput < 0 {
-		return &workloads.FieldError{Key: "max_output", Msg: "must be > 0"}
-	}
-	for i, o := range p.Outages {
-		at := fmt.Sprintf("outage[%d]", i)
-		if o.At != "" {
-			if _, err := workloads.ParseClock(o.At); err != nil {
-				return &workloads.FieldError{Key: at + ".at", Msg: err.Error()}
-			}
-		}
-		if o.Duration <= 0 {
-			return &workloads.FieldError{Key: at + ".duration", Msg: "must be > 0"}
-		}
-		if !(o.Status == 0 || o.Status == 500 || o.Status == 503 || o.Status == 529) {
-			return &workloads.FieldError{Key: at + ".status", Msg: fmt.Sprintf("must be 500, 503 or 529, got %d", o.Status)}
-		}
-		if o.Fraction < 0 || o.Fraction > 1 {
-			return &workloads.FieldError{Key: at + ".fraction", Msg: "must be between 0 and 1"}
 		}
 	}
 	return nil
@@ -294,56 +259,34 @@ func (p *ProviderSpec) Validate() error {
 
 // Validate checks a limit set.
 func (l *LimitsSpec) Validate() error {
-	for _, f := range []struct {
-		k string
-		v float64
-	}{{"rpm", l.RPM}, {"itpm", l.ITPM}, {"otpm", l.OTPM}, {"tpm", l.TPM}, {"rpd", l.RPD}, {"tpd", l.TPD}, {"spend_limit_usd", l.SpendLimitUSD}} {
-		if f.v < 0 || math.IsNaN(f.v) || math.IsInf(f.v, 0) || f.v > 1e15 {
-			return &workloads.FieldError{Key: f.k, Msg: fmt.Sprintf("must be > 0 (or absent for no limit), got %v", f.v)}
-		}
-	}
-	if !oneOf(l.Window, "", WindowTokenBucket, WindowFixed, WindowSliding) {
-		return &workloads.FieldError{Key: "window", Msg: fmt.Sprintf("must be %s, %s or %s, got %q", WindowTokenBucket, WindowFixed, WindowSliding, l.Window)}
-	}
-	if l.Burst < 0 {
-		return &workloads.FieldError{Key: "burst", Msg: "must be > 0"}
+	if err := schema.Check(l); err != nil {
+		return err
 	}
 	if l.Quantum != 0 && (l.Window == "" || l.Window == WindowTokenBucket) {
 		return &workloads.FieldError{Key: "quantum", Msg: "applies to fixed and sliding windows; a token bucket's burst sets its size (use burst)"}
 	}
-	if l.Quantum < 0 || l.Quantum > 60 {
-		return &workloads.FieldError{Key: "quantum", Msg: fmt.Sprintf("must be between 0 and 60s, got %v", l.Quantum)}
-	}
-	if l.DailyReset != "" {
-		if _, err := workloads.ParseClock(l.DailyReset); err != nil {
-			return &workloads.FieldError{Key: "daily_reset", Msg: err.Error()}
-		}
-	}
-	if !oneOf(l.Reserve, "", ReserveMaxTokens, ReserveNone) {
-		return &workloads.FieldError{Key: "reserve", Msg: fmt.Sprintf("must be %q or %q, got %q", ReserveMaxTokens, ReserveNone, l.Reserve)}
-	}
-	if !oneOf(l.RetryAfter, "", "seconds", "ms", "none") {
-		return &workloads.FieldError{Key: "retry_after", Msg: fmt.Sprintf("must be seconds, ms or none, got %q", l.RetryAfter)}
-	}
-	w := l.Weights
-	if w.Input < 0 || w.CachedInput < 0 || w.Output < 0 {
-		return &workloads.FieldError{Key: "weights", Msg: "weights must be >= 0"}
-	}
 	return nil
 }
 
-func (s StageSpec) validate() error {
-	if s.Base < 0 || s.PerInputToken < 0 || s.Mean < 0 {
-		return &workloads.FieldError{Msg: "times must be >= 0"}
+// validate checks what no range says: a cv only with a lognormal factor.
+func (s TTFTSpec) validate() error { return checkFactor(s.Dist, s.CV) }
+
+// validate checks what no range says: one of mean and base, a cv only with
+// a lognormal factor.
+func (s TPOTSpec) validate() error {
+	if s.Mean != 0 && s.Base != 0 && s.Mean != s.Base {
+		return &workloads.FieldError{Key: "base", Msg: "is another name for mean; give one of them"}
 	}
-	if !oneOf(s.Dist, "", "fixed", "exponential", "lognormal") {
-		return &workloads.FieldError{Key: "dist", Msg: fmt.Sprintf("must be fixed, exponential or lognormal, got %q", s.Dist)}
-	}
-	if s.Dist == "lognormal" && s.CV <= 0 {
+	return checkFactor(s.Dist, s.CV)
+}
+
+// checkFactor checks a latency factor's dist and cv.
+func checkFactor(dist string, cv float64) error {
+	if dist == "lognormal" && cv == 0 {
 		return &workloads.FieldError{Key: "cv", Msg: "must be > 0 for a lognormal"}
 	}
-	if s.CV < 0 {
-		return &workloads.FieldError{Key: "cv", Msg: "must be >= 0"}
+	if dist != "lognormal" && cv != 0 {
+		return &workloads.FieldError{Key: "cv", Msg: "applies to dist = \"lognormal\" only (a fixed factor is 1, an exponential one has cv 1)"}
 	}
 	return nil
 }

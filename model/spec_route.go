@@ -2,8 +2,8 @@ package model
 
 import (
 	"fmt"
-	"math"
 
+	"github.com/headroom-sim/headroom/scenarios/schema"
 	"github.com/headroom-sim/headroom/workloads"
 )
 
@@ -19,21 +19,21 @@ const (
 // excess, two API keys or models, and so on. A workload's route names
 // either a backend or a route.
 type RouteSpec struct {
-	Name     string    `toml:"name"`
-	Strategy string    `toml:"strategy"` // fallback (default) | weighted | overflow
-	Targets  []string  `toml:"targets"`  // providers or clusters, in order
-	Weights  []float64 `toml:"weights"`  // weighted: one per target
+	Name     string    `toml:"name" doc:"what workloads route to; unique among providers, clusters and routes"`
+	Strategy string    `toml:"strategy" enum:"fallback|weighted|overflow" noun:"strategy" default:"fallback" doc:"fallback: the first target not cooling down; weighted: a random split by weights, per attempt; overflow: the first target whose queue is below overflow_waiting"`
+	Targets  []string  `toml:"targets" doc:"1 to 64 providers, clusters or \"provider:key\" (one API key of a provider), in order, no repeats; routes do not nest"`
+	Weights  []float64 `toml:"weights" range:"(0,1e15]" msg:"must be a finite number > 0 (at most 1e15)" doc:"weighted: one number > 0 per target"`
 	// OverflowWaiting is, for overflow, how many waiting requests make a
 	// target full: a cluster's least-loaded accepting replica, or a
 	// provider's concurrency queue (default 1: any wait overflows).
-	OverflowWaiting int `toml:"overflow_waiting"`
+	OverflowWaiting int `toml:"overflow_waiting" unit:"requests" range:"[1,100000000]" default:"1" doc:"overflow: a target is full when this many requests wait at it"`
 	// Fallback moves a refused attempt (429 or 5xx) on to the next target
 	// at once, before the client sees it (default true for fallback,
 	// false otherwise).
-	Fallback *bool `toml:"fallback"`
+	Fallback *bool `toml:"fallback" default:"true for fallback, else false" doc:"a refused attempt (429 or 5xx) moves on to the next target at once, without spending a client attempt"`
 	// Cooldown skips a target for this long after it refused (LiteLLM's
 	// cooldown_time is 5 s); 0 = no cooldown.
-	Cooldown workloads.Duration `toml:"cooldown"`
+	Cooldown workloads.Duration `toml:"cooldown" range:"[0s,1d]" default:"0: none" doc:"after a target refuses, it is skipped for this long"`
 }
 
 func (r *RouteSpec) applyDefaults() {
@@ -56,8 +56,8 @@ func (r *RouteSpec) Validate() error {
 	if r.Name == "" {
 		return fe("name", "must be set")
 	}
-	if !oneOf(r.Strategy, "", StrategyFallback, StrategyWeighted, StrategyOverflow) {
-		return fe("strategy", "must be fallback, weighted or overflow, got %q", r.Strategy)
+	if err := schema.Check(r); err != nil {
+		return err
 	}
 	if len(r.Targets) < 1 || len(r.Targets) > 64 {
 		return fe("targets", "must name 1 to 64 providers or clusters, got %d", len(r.Targets))
@@ -75,17 +75,6 @@ func (r *RouteSpec) Validate() error {
 		}
 	} else if len(r.Weights) > 0 {
 		return fe("weights", "weights apply to strategy = \"weighted\" only")
-	}
-	for i, w := range r.Weights {
-		if !(w > 0) || math.IsInf(w, 0) {
-			return fe(fmt.Sprintf("weights[%d]", i), "must be a finite number > 0, got %v", w)
-		}
-	}
-	if r.OverflowWaiting < 0 {
-		return fe("overflow_waiting", "must be >= 1")
-	}
-	if r.Cooldown < 0 {
-		return fe("cooldown", "must be >= 0")
 	}
 	return nil
 }

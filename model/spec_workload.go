@@ -1,9 +1,7 @@
 package model
 
 import (
-	"fmt"
-	"math"
-
+	"github.com/headroom-sim/headroom/scenarios/schema"
 	"github.com/headroom-sim/headroom/workloads"
 )
 
@@ -22,52 +20,52 @@ const (
 // WorkloadSpec is one task class: what arrives, with which tokens, through
 // which client, to which backend.
 type WorkloadSpec struct {
-	Name     string `toml:"name"`
-	Route    string `toml:"route"`    // the provider that serves it
-	Key      string `toml:"key"`      // the provider API key it uses (optional)
-	Lane     string `toml:"lane"`     // "sync" (default) or "batch" (the provider's batch API)
-	Priority string `toml:"priority"` // "interactive" (default) or "batch"
-	Tenant   string `toml:"tenant"`   // its tenant at the gateway, and a label in results
+	Name     string `toml:"name" effect:"a label in results" doc:"the workload's name, unique"`
+	Route    string `toml:"route" doc:"the provider, cluster or route that serves it"`
+	Key      string `toml:"key" default:"none: only the provider's own limits apply" doc:"the provider API key (project, workspace) it uses, a [[provider.key]] name; its limits apply on top of the provider's"`
+	Lane     string `toml:"lane" enum:"sync|batch" noun:"lane" default:"sync" doc:"batch sends to the provider's batch API"`
+	Priority string `toml:"priority" enum:"interactive|batch" noun:"priority" default:"interactive" doc:"its class in a gateway's fair queue (interactive first, batch shed first) and in a cluster with order = \"priority\"; results are grouped by it"`
+	Tenant   string `toml:"tenant" default:"default" doc:"its organisation: with a [gateway], one of its tenants; results are grouped by it"`
 	// GatewayKey is the tenant's API key it uses at the gateway (optional).
-	GatewayKey string `toml:"gateway_key"`
+	GatewayKey string `toml:"gateway_key" default:"none" doc:"the tenant's API key it uses at the gateway; the key's limits apply beneath the tenant's"`
 	// Repeats says how often requests repeat, for the gateway's response
 	// cache.
-	Repeats RepeatSpec           `toml:"repeats"`
-	Demand  workloads.DemandSpec `toml:"demand"`
-	Tokens  workloads.TokenSpec  `toml:"tokens"`
-	Client  ClientSpec           `toml:"client"`
-	SLO     SLOSpec              `toml:"slo"`
+	Repeats RepeatSpec           `toml:"repeats" default:"every request unique" doc:"how often requests repeat, for the gateway's response cache"`
+	Demand  workloads.DemandSpec `toml:"demand" doc:"what arrives"`
+	Tokens  workloads.TokenSpec  `toml:"tokens" doc:"the token profile"`
+	Client  ClientSpec           `toml:"client" doc:"the application code that calls the backend: connection pool, retries, pacing, timeout"`
+	SLO     SLOSpec              `toml:"slo" doc:"thresholds a completed request must meet to count as goodput"`
 }
 
 // RepeatSpec describes repeated requests: each request is one of Distinct
 // possible ones, drawn uniformly or, with Zipf > 1, by a Zipf law of that
 // exponent (a few popular questions, a long tail).
 type RepeatSpec struct {
-	Distinct int     `toml:"distinct"` // 0: every request is unique
-	Zipf     float64 `toml:"zipf"`     // 0: uniform; else the exponent, > 1
+	Distinct int     `toml:"distinct" range:"[0,100000000]" default:"0: every request is unique" doc:"how many different requests there are"`
+	Zipf     float64 `toml:"zipf" range:"0|(1,100)" msg:"must be 0 (uniform) or an exponent > 1 (and < 100)" default:"0: uniform" doc:"the exponent of a Zipf law over the distinct requests"`
 }
 
 // ClientSpec is the application code that calls the backend.
 type ClientSpec struct {
-	MaxConcurrency int       `toml:"max_concurrency"` // semaphore size; 0 = unlimited
-	Retry          RetrySpec `toml:"retry"`           // a preset name or a policy table
-	Pace           PaceSpec  `toml:"pace"`            // optional local pacing bucket
+	MaxConcurrency int       `toml:"max_concurrency" range:"[0,10000000]" default:"0: unlimited" doc:"the connection pool (a semaphore); a request beyond it waits in the client queue, first come first served, and holds its slot until it ends"`
+	Retry          RetrySpec `toml:"retry" default:"\"anthropic-python\"" doc:"what the client does with a refused attempt: a preset name or a policy table"`
+	Pace           PaceSpec  `toml:"pace" default:"off" doc:"a client-side pacing bucket set under the quota"`
 	// Timeout abandons an attempt that has not completed this long after
 	// it was sent (the SDKs' request timeout; 0 = none). The client
 	// disconnects: the gateway releases what it held and a route falls
 	// back, but the backend does not know and finishes the work, billed
 	// and wasted, unless it was still waiting in a queue.
-	Timeout workloads.Duration `toml:"timeout"`
+	Timeout workloads.Duration `toml:"timeout" range:"[0s,366d]" default:"0: none" doc:"the SDK's request timeout: an attempt not answered this long after it was sent is abandoned and counted as a timeout refusal"`
 }
 
 // PaceSpec is a client-side pacing bucket set under the quota: every attempt
 // waits for it before it is sent (a reservation, like x/time/rate's
 // ReserveN, so waiters are served first come, first served).
 type PaceSpec struct {
-	RequestsPerMin float64 `toml:"requests_per_min"`
-	TokensPerMin   float64 `toml:"tokens_per_min"` // charged input + max_tokens per attempt
-	Burst          float64 `toml:"burst"`          // bucket size in requests (default 1)
-	TokenBurst     float64 `toml:"token_burst"`    // bucket size in tokens (default one second of TokensPerMin)
+	RequestsPerMin float64 `toml:"requests_per_min" unit:"requests/min" range:"[0,1e15]" default:"0: off" doc:"request pacing rate"`
+	TokensPerMin   float64 `toml:"tokens_per_min" unit:"tokens/min" range:"[0,1e15]" default:"0: off" doc:"token pacing rate, charging input + max_tokens per attempt"`
+	Burst          float64 `toml:"burst" unit:"requests" range:"(0,1e15]" default:"1" doc:"request bucket size"`
+	TokenBurst     float64 `toml:"token_burst" unit:"tokens" range:"(0,1e15]" zero:"absent for one second of tokens_per_min" default:"one second of tokens_per_min" doc:"token bucket size"`
 }
 
 // Enabled reports whether any pacing is configured.
@@ -76,9 +74,9 @@ func (p PaceSpec) Enabled() bool { return p.RequestsPerMin > 0 || p.TokensPerMin
 // SLOSpec gives the thresholds a completed request must meet to count as
 // goodput. A zero threshold is not checked.
 type SLOSpec struct {
-	TTFT workloads.Duration `toml:"ttft"`
-	TPOT workloads.Duration `toml:"tpot"`
-	E2E  workloads.Duration `toml:"e2e"`
+	TTFT workloads.Duration `toml:"ttft" range:"[0s,366d]" default:"0: not checked" doc:"time to first token, from issue"`
+	TPOT workloads.Duration `toml:"tpot" range:"[0s,366d]" default:"0: not checked" doc:"time per output token after the first; 0 for one-token answers"`
+	E2E  workloads.Duration `toml:"e2e" range:"[0s,366d]" default:"0: not checked" doc:"issue to last token"`
 }
 
 func (w *WorkloadSpec) applyDefaults() {
@@ -109,20 +107,8 @@ func (w *WorkloadSpec) Validate() error {
 	if w.Route == "" {
 		return &workloads.FieldError{Key: "route", Msg: "must name a provider"}
 	}
-	switch w.Lane {
-	case "", LaneSync, LaneBatch:
-	default:
-		return &workloads.FieldError{Key: "lane", Msg: fmt.Sprintf("must be %q or %q, got %q", LaneSync, LaneBatch, w.Lane)}
-	}
-	switch w.Priority {
-	case "", PriorityInteractive, PriorityBatch:
-	default:
-		return &workloads.FieldError{Key: "priority", Msg: fmt.Sprintf("must be %q or %q, got %q", PriorityInteractive, PriorityBatch, w.Priority)}
-	}
-	if rp := w.Repeats; rp.Distinct < 0 || rp.Distinct > 100_000_000 {
-		return &workloads.FieldError{Key: "repeats.distinct", Msg: fmt.Sprintf("must be between 0 (all unique) and 100000000, got %d", rp.Distinct)}
-	} else if rp.Zipf != 0 && !(rp.Zipf > 1 && rp.Zipf < 100) {
-		return &workloads.FieldError{Key: "repeats.zipf", Msg: fmt.Sprintf("must be 0 (uniform) or an exponent > 1 (and < 100), got %v", rp.Zipf)}
+	if err := schema.Check(w); err != nil {
+		return err
 	}
 	if err := w.Demand.Validate(); err != nil {
 		return workloads.Prefix("demand", err)
@@ -130,24 +116,8 @@ func (w *WorkloadSpec) Validate() error {
 	if err := w.Tokens.Validate(); err != nil {
 		return workloads.Prefix("tokens", err)
 	}
-	c := w.Client
-	if c.MaxConcurrency < 0 || c.MaxConcurrency > 10_000_000 {
-		return &workloads.FieldError{Key: "client.max_concurrency", Msg: fmt.Sprintf("must be between 0 (unlimited) and 10000000, got %d", c.MaxConcurrency)}
-	}
-	if c.Timeout < 0 {
-		return &workloads.FieldError{Key: "client.timeout", Msg: "must be a duration >= 0 (0 = no timeout)"}
-	}
-	if err := c.Retry.Validate(); err != nil {
+	if err := w.Client.Retry.Validate(); err != nil {
 		return workloads.Prefix("client.retry", err)
-	}
-	p := c.Pace
-	for _, f := range []struct {
-		k string
-		v float64
-	}{{"requests_per_min", p.RequestsPerMin}, {"tokens_per_min", p.TokensPerMin}, {"burst", p.Burst}, {"token_burst", p.TokenBurst}} {
-		if f.v < 0 || math.IsNaN(f.v) || math.IsInf(f.v, 0) {
-			return &workloads.FieldError{Key: "client.pace." + f.k, Msg: fmt.Sprintf("must be a finite number >= 0, got %v", f.v)}
-		}
 	}
 	return nil
 }

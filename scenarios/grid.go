@@ -4,10 +4,10 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"slices"
 	"strings"
 
 	"github.com/headroom-sim/headroom/model"
-	"github.com/headroom-sim/headroom/workloads"
 )
 
 // MaxGridPoints bounds the points of one sweep grid (the product of its
@@ -301,117 +301,42 @@ func (s *Scenario) GridConfigs(g Grid, workload string, withVariants bool, overr
 	if withVariants {
 		nv += len(s.Variants)
 	}
+	for _, p := range g.Params {
+		if strings.HasPrefix(p.Key, "variant") {
+			return nil, &Error{File: s.file, Key: "--param " + p.Key, Msg: "variants cannot be swept; sweep the keys they set"}
+		}
+	}
+	sets := setEdits(overrides)
 	out := make([][]model.Config, g.Size())
 	for i := range out {
 		idx := g.Indices(i)
-		var lv *SweepLevel
-		var params []Override
-		var raws []string
+		var head, params []edit
 		for j, p := range g.Params {
 			if j == load {
 				v, _ := p.Values[idx[j]].(float64)
-				lv = &SweepLevel{Kind: p.Key, Value: v}
+				lv := SweepLevel{Kind: p.Key, Value: v}
 				if err := lv.check(); err != nil {
 					return nil, err
 				}
+				head = append(head, s.levelEdit(wl, lv))
 				continue
 			}
-			params = append(params, Override{Path: p.Key, Value: p.Values[idx[j]]})
-			raws = append(raws, p.Raw[idx[j]])
+			params = append(params, edit{path: p.Key, value: p.Values[idx[j]], key: "--param " + p.Key + "=" + p.Raw[idx[j]]})
 		}
+		head = append(head, sets...)
 		label := g.Label(i)
 		for v := 0; v < nv; v++ {
-			c, err := s.pointConfig(wl, lv, overrides, v-1, params, raws)
+			edits, name := slices.Clip(head), label
+			if v > 0 {
+				edits = append(edits, s.variantEdits(v-1)...)
+				name = s.variantName(v-1) + " · " + label
+			}
+			c, _, err := s.derive(name, append(slices.Clip(edits), params...))
 			if err != nil {
 				return nil, err
 			}
-			name := label
-			if v > 0 {
-				name = s.variantName(v-1) + " · " + label
-			}
-			out[i] = append(out[i], c.config(name))
+			out[i] = append(out[i], c)
 		}
 	}
 	return out, nil
-}
-
-// pointConfig builds one configuration of a grid point (see GridConfigs);
-// variant is -1 for the base.
-func (s *Scenario) pointConfig(wl int, lv *SweepLevel, overrides []Override, variant int, params []Override, raws []string) (*Scenario, error) {
-	c, err := s.clone()
-	if err != nil {
-		return nil, err
-	}
-	if lv != nil {
-		w := &c.Workloads[wl]
-		if lv.Kind == SweepConcurrency {
-			w.Demand = workloads.DemandSpec{Users: int(lv.Value), Think: workloads.Fixed(0)}
-		} else {
-			w.Demand = workloads.DemandSpec{Unit: workloads.UnitPerSecond, Rate: lv.Value, Arrivals: w.Demand.Arrivals}
-		}
-	}
-	if err := c.apply(overrides, -1); err != nil {
-		return nil, err
-	}
-	var ov []Override
-	if variant >= 0 {
-		set := s.Variants[variant].Set
-		for _, k := range variantKeys(set) {
-			ov = append(ov, Override{Path: k, Value: set[k]})
-		}
-		if err := c.apply(ov, variant); err != nil {
-			return nil, err
-		}
-	}
-	for j, p := range params {
-		if strings.HasPrefix(p.Path, "variant") {
-			return nil, &Error{File: s.file, Key: "--param " + p.Path, Msg: "variants cannot be swept; sweep the keys they set"}
-		}
-		if err := Set(c, p.Path, p.Value); err != nil {
-			return nil, &Error{File: s.file, Key: "--param " + p.Path + "=" + raws[j], Msg: errMsg(err)}
-		}
-	}
-	if err := c.validate(); err != nil {
-		return nil, c.gridError(err, lv, variant, ov, overrides, params, raws)
-	}
-	return c, nil
-}
-
-// gridError locates a validation problem of a grid point: at the --param
-// whose key (or a table above it) is at fault, else as for an override, a
-// variant or a load level.
-func (s *Scenario) gridError(err error, lv *SweepLevel, variant int, ov, overrides, params []Override, raws []string) error {
-	var e *Error
-	if !errors.As(err, &e) {
-		return err
-	}
-	names := NamesFrom(s)
-	for j := len(params) - 1; j >= 0; j-- {
-		canon, cerr := CanonicalPath(s, params[j].Path)
-		if cerr != nil {
-			continue
-		}
-		k := DisplayKey(canon, names)
-		if e.Key != k && !strings.HasPrefix(e.Key, k+".") && !strings.HasPrefix(e.Key, k+"[") {
-			continue
-		}
-		msg := e.Msg
-		if e.Key != k {
-			msg = e.Key + ": " + msg
-		}
-		return &Error{File: s.file, Key: "--param " + params[j].Path + "=" + raws[j], Msg: msg}
-	}
-	if out := s.overrideError(err, variant, ov, overrides); out != err || lv == nil {
-		return out
-	}
-	return s.sweepError(err, *lv, overrides)
-}
-
-// errMsg is an error's message without its location.
-func errMsg(err error) string {
-	var e *Error
-	if errors.As(err, &e) {
-		return e.Msg
-	}
-	return err.Error()
 }

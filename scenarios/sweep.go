@@ -211,30 +211,35 @@ func (s *Scenario) SweepConfigs(workload string, kind string, levels []float64, 
 		return nil, err
 	}
 	out := make([]model.Config, 0, len(levels))
+	sets := setEdits(overrides)
 	for _, v := range levels {
 		lv := SweepLevel{Kind: kind, Value: v}
 		if err := lv.check(); err != nil {
 			return nil, err
 		}
-		c, err := s.clone()
+		c, _, err := s.derive(lv.Label(), append([]edit{s.levelEdit(idx, lv)}, sets...))
 		if err != nil {
 			return nil, err
 		}
-		w := &c.Workloads[idx]
-		if kind == SweepConcurrency {
-			w.Demand = workloads.DemandSpec{Users: int(v), Think: workloads.Fixed(0)}
-		} else {
-			w.Demand = workloads.DemandSpec{Unit: workloads.UnitPerSecond, Rate: v, Arrivals: w.Demand.Arrivals}
-		}
-		if err := c.apply(overrides, -1); err != nil {
-			return nil, err
-		}
-		if err := c.validate(); err != nil {
-			return nil, c.sweepError(err, lv, overrides)
-		}
-		out = append(out, c.config(lv.Label()))
+		out = append(out, c)
 	}
 	return out, nil
+}
+
+// levelEdit replaces workload wl's demand by a sweep level: a closed loop
+// of users with zero think time, or a constant rate per second keeping the
+// workload's arrival process. Problems no override explains are reported
+// at the level ("sweep concurrency 8: workload "chat".demand.think: ..."),
+// since the line of the demand it replaced would mislead.
+func (s *Scenario) levelEdit(wl int, lv SweepLevel) edit {
+	demand := map[string]any{"users": int64(lv.Value), "think": int64(0)}
+	if lv.Kind == SweepRate {
+		demand = map[string]any{"unit": workloads.UnitPerSecond, "rate": lv.Value}
+		if d, ok := child(child(child(s.tree, keyStep("workload")), idxStep(wl)), keyStep("demand")).(map[string]any); ok && d["arrivals"] != nil {
+			demand["arrivals"] = d["arrivals"]
+		}
+	}
+	return edit{path: fmt.Sprintf("workload[%d].demand", wl), value: demand, replace: true, key: "sweep " + lv.Label(), catch: true}
 }
 
 // SweepWorkload returns the name of the workload a sweep of name varies:
@@ -272,21 +277,4 @@ func (l SweepLevel) check() error {
 		return &Error{Key: "--" + l.Kind, Msg: fmt.Sprintf("levels are numbers of users, whole numbers from 1 to 10000000; got %s", FormatLevel(v))}
 	}
 	return nil
-}
-
-// sweepError reports a validation problem of a sweep level: at the --set
-// override that caused it when one did, else at the level ("sweep
-// concurrency 8: workload "chat".demand.think: ..."), since the line of the
-// demand the level replaced would mislead.
-func (s *Scenario) sweepError(err error, lv SweepLevel, overrides []Override) error {
-	out := s.overrideError(err, -1, nil, overrides)
-	var e *Error
-	if out != err || !errors.As(err, &e) {
-		return out
-	}
-	msg := e.Msg
-	if e.Key != "" {
-		msg = e.Key + ": " + msg
-	}
-	return &Error{File: s.file, Key: "sweep " + lv.Label(), Msg: msg}
 }

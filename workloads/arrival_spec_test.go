@@ -3,8 +3,6 @@ package workloads
 import (
 	"strings"
 	"testing"
-
-	"github.com/BurntSushi/toml"
 )
 
 func TestArrivalSpecTOML(t *testing.T) {
@@ -17,11 +15,11 @@ func TestArrivalSpecTOML(t *testing.T) {
 		`a = { kind = "gamma", cv = 2.0 }`: {Kind: "gamma", CV: 2},
 		`a = { kind = "gamma", cv = 3 }`:   {Kind: "gamma", CV: 3},
 		`a = { kind = "poisson" }`:         {Kind: "poisson"},
-		`x = 1`:                            {},
+		``:                                 {},
 	}
 	for src, want := range good {
 		var h holder
-		if _, err := toml.Decode(src, &h); err != nil {
+		if err := decodeTOML(src, &h); err != nil {
 			t.Errorf("%s: %v", src, err)
 		} else if h.A != want {
 			t.Errorf("%s: got %+v, want %+v", src, h.A, want)
@@ -29,20 +27,23 @@ func TestArrivalSpecTOML(t *testing.T) {
 	}
 	bad := map[string]string{
 		`a = "gamma"`:                           `gamma arrivals need a cv: write { kind = "gamma", cv = 2.0 }`,
-		`a = "bursty"`:                          `kind: unknown arrival process "bursty"; allowed: poisson, constant, gamma`,
-		`a = { kind = "gamma" }`:                "cv: must be > 0 for gamma arrivals",
-		`a = { kind = "gamma", cv = -1 }`:       "cv: must be > 0 for gamma arrivals",
-		`a = { kind = "gamma", cv = 1000 }`:     "cv: must be <= 100",
+		`a = "bursty"`:                          `a.kind: unknown arrival process "bursty"; allowed: poisson, constant, gamma`,
+		`a = { kind = "gamma" }`:                "a.cv: must be > 0 for gamma arrivals",
+		`a = { kind = "gamma", cv = -1 }`:       "a.cv: must be > 0 (or absent, for poisson and constant), got -1",
+		`a = { kind = "gamma", cv = 1000 }`:     "a.cv: must be <= 100, got 1000",
 		`a = { kind = "poisson", cv = 2 }`:      "cv: applies only to gamma arrivals",
-		`a = { kind = "gamma", cv = "x" }`:      "cv: expected a number or a duration",
-		`a = { kind = "gamma", cv = 2, k = 1 }`: `unknown key "k" in arrivals; allowed: kind, cv`,
-		`a = { cv = 2 }`:                        "kind: missing",
-		`a = { kind = 1 }`:                      "kind: expected a string",
+		`a = { kind = "gamma", cv = "x" }`:      "a.cv: expected a number, got a string",
+		`a = { kind = "gamma", cv = 2, k = 1 }`: `a.k: unknown key "k"; allowed: kind, cv`,
+		`a = { cv = 2 }`:                        "a.kind: missing",
+		`a = { kind = 1 }`:                      "a.kind: expected a string, got an integer",
 		`a = 3`:                                 `expected "poisson", "constant" or a table`,
 	}
 	for src, want := range bad {
 		var h holder
-		_, err := toml.Decode(src, &h)
+		err := decodeTOML(src, &h)
+		if err == nil {
+			err = Prefix("a", h.A.Validate())
+		}
 		if err == nil || !strings.Contains(err.Error(), want) {
 			t.Errorf("%s:\n got error %v\nwant it to contain %q", src, err, want)
 		}

@@ -3,17 +3,15 @@ package workloads
 import (
 	"fmt"
 	"math"
-	"strconv"
 	"strings"
+
+	"github.com/headroom-sim/headroom/scenarios/schema"
 )
 
-// Limits on demand sizes, far beyond anything real, so that a typo cannot
-// make a simulation run out of memory or time.
-const (
-	maxCurvePoints = 1_000_000
-	maxUsers       = 10_000_000
-	maxJobCount    = 100_000_000
-)
+// maxCurvePoints bounds an hourly or curve demand, far beyond anything
+// real, so that a typo cannot make a simulation run out of memory. The
+// limits on users and count are their keys' ranges.
+const maxCurvePoints = 1_000_000
 
 // Rate units accepted in DemandSpec.Unit.
 const (
@@ -40,19 +38,19 @@ const (
 // Open-loop rates are in Unit. Hourly and Curve points are joined by Shape
 // and may Repeat; Arrivals sets how bursty open-loop arrivals are.
 type DemandSpec struct {
-	Unit     string      `toml:"unit"`     // "requests/s", "requests/min" (default) or "requests/hour"; applies to Rate, Hourly and Curve
-	Rate     float64     `toml:"rate"`     // constant rate
-	Hourly   []float64   `toml:"hourly"`   // one value per hour starting at From
-	Curve    []float64   `toml:"curve"`    // one value per Every starting at From
-	Every    Duration    `toml:"every"`    // spacing of Curve points (required with Curve), e.g. "1m", "15m"
-	From     string      `toml:"from"`     // clock time of the first point, "HH:MM"; default "00:00"
-	Shape    string      `toml:"shape"`    // "step" (default) or "linear": linear interpolation between consecutive points, the last point holding for one spacing
-	Repeat   bool        `toml:"repeat"`   // repeat the points with period len·spacing (24 hourly points = daily)
-	Arrivals ArrivalSpec `toml:"arrivals"` // open-loop arrival process; default poisson
-	Users    int         `toml:"users"`    // closed loop: number of users
-	Think    Dist        `toml:"think"`    // closed loop: think time in seconds (required with Users)
-	Count    int         `toml:"count"`    // job: number of requests, all issued at At
-	At       Duration    `toml:"at"`       // job: when the requests are issued, seconds after t = 0
+	Unit     string      `toml:"unit" enum:"requests/s|requests/min|requests/hour" noun:"unit" default:"requests/min" doc:"unit of rate, hourly and curve (open loop only)"`
+	Rate     float64     `toml:"rate" unit:"requests per unit" range:"[0,inf)" doc:"open loop at a constant rate"`
+	Hourly   []float64   `toml:"hourly" unit:"requests per unit" range:"[0,inf)" doc:"open loop, one rate per hour starting at from; not all zero, at most 1,000,000 points"`
+	Curve    []float64   `toml:"curve" unit:"requests per unit" range:"[0,inf)" doc:"open loop, one rate per every starting at from; as hourly"`
+	Every    Duration    `toml:"every" range:"[0s,366d]" doc:"spacing of the curve points (required with curve), e.g. \"15m\""`
+	From     Clock       `toml:"from" default:"00:00" doc:"clock time of the first hourly or curve point"`
+	Shape    string      `toml:"shape" enum:"step|linear" noun:"shape" default:"step" doc:"step: each point holds for one spacing; linear: rates are interpolated between points, the last holding for one spacing"`
+	Repeat   bool        `toml:"repeat" doc:"repeat the points with period points × spacing (24 hourly points repeat daily, at any start)"`
+	Arrivals ArrivalSpec `toml:"arrivals" default:"poisson" doc:"burstiness of open-loop arrivals: \"poisson\", \"constant\" or { kind = \"gamma\", cv = 2.0 }"`
+	Users    int         `toml:"users" range:"(0,10000000]" zero:"0 for another demand mode" doc:"closed loop: each user thinks, sends, waits for the answer (or the failure) and repeats"`
+	Think    Dist        `toml:"think" unit:"seconds" range:"[0s,366d]" doc:"closed loop: think time between an answer and the user's next request (required with users); each user starts with one"`
+	Count    int         `toml:"count" range:"(0,100000000]" zero:"0 for another demand mode" doc:"a one-off job: count requests, all issued at at"`
+	At       Duration    `toml:"at" range:"[0s,inf)" default:"0s" doc:"when the job's requests are issued, after t = 0"`
 }
 
 // Closed reports whether the demand is a closed loop of users.
@@ -99,6 +97,9 @@ func unitSeconds(unit string) (float64, bool) {
 // sensible. Errors are *FieldError values keyed by TOML key relative to
 // the demand table ("hourly[3]", "think.p95", "users").
 func (d *DemandSpec) Validate() error {
+	if err := schema.Check(d); err != nil {
+		return err
+	}
 	set := d.modes()
 	switch len(set) {
 	case 0:
@@ -125,7 +126,7 @@ func (d *DemandSpec) Validate() error {
 	}
 	if !points {
 		switch {
-		case d.From != "":
+		case d.From.IsSet():
 			return notFor("from")
 		case d.Shape != "":
 			return notFor("shape")
@@ -147,69 +148,27 @@ func (d *DemandSpec) Validate() error {
 	}
 
 	if open {
-		if _, ok := unitSeconds(d.Unit); !ok {
-			return fieldErrorf("unit", "unknown unit %q; allowed: requests/s, requests/min, requests/hour", d.Unit)
-		}
 		if err := d.Arrivals.Validate(); err != nil {
 			return Prefix("arrivals", err)
 		}
 	}
-	if points {
-		switch d.Shape {
-		case "", ShapeStep, ShapeLinear:
-		default:
-			return fieldErrorf("shape", "unknown shape %q; allowed: step, linear", d.Shape)
-		}
-		if d.From != "" {
-			if _, err := ParseClock(d.From); err != nil {
-				return &FieldError{Key: "from", Msg: err.Error()}
-			}
-		}
-	}
 
 	switch mode {
-	case "rate":
-		if math.IsNaN(d.Rate) || math.IsInf(d.Rate, 0) || d.Rate < 0 {
-			return fieldErrorf("rate", "must be a finite number >= 0, got %v", d.Rate)
-		}
 	case "hourly":
 		return validatePoints("hourly", d.Hourly)
 	case "curve":
 		if err := validatePoints("curve", d.Curve); err != nil {
 			return err
 		}
-		every := float64(d.Every)
-		if every == 0 {
+		if d.Every == 0 {
 			return fieldErrorf("every", "missing; curve needs the spacing of its points, e.g. every = \"15m\"")
 		}
-		if math.IsNaN(every) || math.IsInf(every, 0) || every < 0 {
-			return fieldErrorf("every", "must be a finite duration > 0, got %v", every)
-		}
-		if math.IsInf(every*float64(len(d.Curve)), 0) {
-			return fieldErrorf("every", "curve of %d points %v apart is too long", len(d.Curve), d.Every)
-		}
 	case "users":
-		if d.Users < 0 {
-			return fieldErrorf("users", "must be > 0, got %d", d.Users)
-		}
-		if d.Users > maxUsers {
-			return fieldErrorf("users", "must be <= %d, got %d", maxUsers, d.Users)
-		}
 		if d.Think.IsZero() {
 			return fieldErrorf("think", "missing; users need a think time between an answer and their next request, e.g. think = \"30s\" or { dist = \"exponential\", mean = \"30s\" }")
 		}
 		if err := d.Think.Validate(); err != nil {
 			return Prefix("think", err)
-		}
-	case "count":
-		if d.Count < 0 {
-			return fieldErrorf("count", "must be > 0, got %d", d.Count)
-		}
-		if d.Count > maxJobCount {
-			return fieldErrorf("count", "must be <= %d, got %d", maxJobCount, d.Count)
-		}
-		if at := float64(d.At); math.IsNaN(at) || math.IsInf(at, 0) || at < 0 {
-			return fieldErrorf("at", "must be a finite duration >= 0, got %v", at)
 		}
 	}
 	return nil
@@ -221,10 +180,7 @@ func validatePoints(key string, points []float64) error {
 		return fieldErrorf(key, "has %d points; at most %d allowed", len(points), maxCurvePoints)
 	}
 	anyPositive := false
-	for i, v := range points {
-		if math.IsNaN(v) || math.IsInf(v, 0) || v < 0 {
-			return fieldErrorf(key+"["+strconv.Itoa(i)+"]", "must be a finite number >= 0, got %v", v)
-		}
+	for _, v := range points {
 		if v > 0 {
 			anyPositive = true
 		}
@@ -274,10 +230,7 @@ func (d *DemandSpec) BuildCurve(startClock float64) (*Curve, error) {
 	if len(d.Curve) > 0 {
 		points, spacing = d.Curve, float64(d.Every)
 	}
-	from := 0.0
-	if d.From != "" {
-		from, _ = ParseClock(d.From) // checked by Validate
-	}
+	from := d.From.Seconds()
 	perSecond := make([]float64, len(points))
 	for i, v := range points {
 		perSecond[i] = v / unit

@@ -4,9 +4,11 @@ import (
 	"fmt"
 	"math"
 	"math/rand/v2"
+	"slices"
 	"strconv"
 	"strings"
 
+	"github.com/headroom-sim/headroom/scenarios/schema"
 	"gonum.org/v1/gonum/stat/distuv"
 )
 
@@ -41,18 +43,57 @@ const distKinds = "fixed, uniform, exponential, lognormal, gamma, empirical"
 //
 // The zero Dist (Kind "") means "not set". In TOML a Dist is a number, a
 // duration string ("30s", in seconds) or a table such as
-// { dist = "lognormal", median = 1200, p95 = 4000 }; see UnmarshalTOML.
+// { dist = "lognormal", median = 1200, p95 = 4000 }; every number in the
+// table may also be a duration string. The key that holds a Dist gives the
+// unit and range of its numbers (see schema.Ranged).
 type Dist struct {
-	Kind    string    // "fixed", "uniform", "exponential", "lognormal", "gamma", "empirical"
-	Value   float64   // fixed
-	Min     float64   // uniform
-	Max     float64   // uniform
-	Mean    float64   // exponential; lognormal given mean+cv; gamma
-	CV      float64   // lognormal (with mean); gamma
-	Median  float64   // lognormal given median+p95
-	P95     float64   // lognormal given median+p95
-	Values  []float64 // empirical: the values
-	Weights []float64 // empirical: relative weights, same length as Values; empty means equal
+	Kind    string    `toml:"dist" enum:"fixed|uniform|exponential|lognormal|gamma|empirical" noun:"distribution" doc:"the family; the other keys are its parameters"`
+	Value   float64   `toml:"value" accept:"duration" range:"[0,inf)" doc:"fixed: the value"`
+	Min     float64   `toml:"min" accept:"duration" range:"[0,inf)" doc:"uniform: the lower end"`
+	Max     float64   `toml:"max" accept:"duration" range:"[0,inf)" doc:"uniform: the upper end, >= min"`
+	Mean    float64   `toml:"mean" accept:"duration" range:"[0,inf)" doc:"exponential, gamma, lognormal (with cv): the mean"`
+	CV      float64   `toml:"cv" accept:"duration" range:"[0,inf)" doc:"lognormal (with mean), gamma: the coefficient of variation"`
+	Median  float64   `toml:"median" accept:"duration" range:"[0,inf)" doc:"lognormal (with p95): the median"`
+	P95     float64   `toml:"p95" accept:"duration" range:"[0,inf)" doc:"lognormal (with median): the 95th percentile, > median"`
+	Values  []float64 `toml:"values" accept:"duration" range:"[0,inf)" doc:"empirical: the values, at most 1,000,000"`
+	Weights []float64 `toml:"weights" accept:"duration" range:"[0,inf)" doc:"empirical: one relative weight per value (default: all equal)"`
+}
+
+// DecodeScalar reads a distribution written as a number or a duration
+// string: fixed at that value (seconds, for a duration).
+func (d *Dist) DecodeScalar(v any) error {
+	switch x := v.(type) {
+	case int64:
+		*d = Fixed(float64(x))
+		return nil
+	case float64:
+		*d = Fixed(x)
+		return nil
+	case string:
+		f, err := ParseDuration(strings.TrimSpace(x))
+		if err != nil {
+			return &FieldError{Msg: "expected a number, a duration string or a distribution table: " + err.Error()}
+		}
+		*d = Fixed(float64(f))
+		return nil
+	}
+	return &FieldError{Msg: fmt.Sprintf("expected a number, a duration string or a distribution table such as { dist = \"lognormal\", median = 1200, p95 = 4000 }, got %s", describe(v))}
+}
+
+// EachNumber yields the distribution's numbers that are in the unit of the
+// key holding it (not cv or weights), so that key's range applies to them.
+func (d *Dist) EachNumber(f func(key string, v float64)) {
+	for _, p := range [...]struct {
+		k string
+		v float64
+	}{{"value", d.Value}, {"min", d.Min}, {"max", d.Max}, {"mean", d.Mean}, {"median", d.Median}, {"p95", d.P95}} {
+		if p.v != 0 {
+			f(p.k, p.v)
+		}
+	}
+	for i, v := range d.Values {
+		f("values["+strconv.Itoa(i)+"]", v)
+	}
 }
 
 // Fixed returns the distribution that is always v.
@@ -61,43 +102,23 @@ func Fixed(v float64) Dist { return Dist{Kind: KindFixed, Value: v} }
 // IsZero reports whether the distribution is not set (Kind == "").
 func (d Dist) IsZero() bool { return d.Kind == "" }
 
-// distField is one scalar field of a Dist, by its TOML key.
-type distField struct {
-	key string
-	get func(*Dist) *float64
-}
-
-// distScalars lists Dist's scalar fields in TOML key order.
-func distScalars() [7]distField {
-	return [7]distField{
-		{"value", func(d *Dist) *float64 { return &d.Value }},
-		{"min", func(d *Dist) *float64 { return &d.Min }},
-		{"max", func(d *Dist) *float64 { return &d.Max }},
-		{"mean", func(d *Dist) *float64 { return &d.Mean }},
-		{"cv", func(d *Dist) *float64 { return &d.CV }},
-		{"median", func(d *Dist) *float64 { return &d.Median }},
-		{"p95", func(d *Dist) *float64 { return &d.P95 }},
-	}
-}
-
-// kindKeys returns the keys a kind takes, for "does not apply" checks and
-// messages. ok is false for an unknown kind.
-func kindKeys(kind string) (keys []string, ok bool) {
+// kindKeys returns the keys a kind takes, for "does not apply" checks.
+func kindKeys(kind string) []string {
 	switch kind {
 	case KindFixed:
-		return []string{"value"}, true
+		return []string{"value"}
 	case KindUniform:
-		return []string{"min", "max"}, true
+		return []string{"min", "max"}
 	case KindExponential:
-		return []string{"mean"}, true
+		return []string{"mean"}
 	case KindLogNormal:
-		return []string{"median", "p95", "mean", "cv"}, true
+		return []string{"median", "p95", "mean", "cv"}
 	case KindGamma:
-		return []string{"mean", "cv"}, true
+		return []string{"mean", "cv"}
 	case KindEmpirical:
-		return []string{"values", "weights"}, true
+		return []string{"values", "weights"}
 	}
-	return nil, false
+	return nil
 }
 
 // kindTakes describes what a kind takes, for error messages.
@@ -123,41 +144,29 @@ func kindTakes(kind string) string {
 // Errors are *FieldError values keyed by the TOML key at fault ("p95",
 // "weights[2]"); an unset Dist is reported with an empty key.
 func (d Dist) Validate() error {
-	keys, ok := kindKeys(d.Kind)
 	if d.Kind == "" {
+		if d.Value != 0 || d.Min != 0 || d.Max != 0 || d.Mean != 0 || d.CV != 0 || d.Median != 0 || d.P95 != 0 || len(d.Values) > 0 || len(d.Weights) > 0 {
+			return fieldErrorf("dist", "missing; a distribution table needs dist = one of %s", distKinds)
+		}
 		return &FieldError{Msg: "distribution not set; give a number, a duration, or a table with dist = one of " + distKinds}
 	}
-	if !ok {
-		return fieldErrorf("dist", "unknown distribution %q; allowed: %s", d.Kind, distKinds)
+	if err := schema.Check(&d); err != nil {
+		return err
 	}
+	keys := kindKeys(d.Kind)
 	// Fields that do not belong to this kind must be unset, so that a
 	// stray cv on an exponential is not silently ignored.
-	for _, f := range distScalars() {
-		v := *f.get(&d)
-		if v != 0 && !contains(keys, f.key) {
-			return fieldErrorf(f.key, "does not apply to the %s distribution (%s)", d.Kind, kindTakes(d.Kind))
-		}
-		if math.IsNaN(v) || math.IsInf(v, 0) {
-			return fieldErrorf(f.key, "must be a finite number, got %v", v)
-		}
-	}
-	if d.Kind != KindEmpirical {
-		if len(d.Values) > 0 {
-			return fieldErrorf("values", "does not apply to the %s distribution (%s)", d.Kind, kindTakes(d.Kind))
-		}
-		if len(d.Weights) > 0 {
-			return fieldErrorf("weights", "does not apply to the %s distribution (%s)", d.Kind, kindTakes(d.Kind))
+	for _, f := range [...]struct {
+		k   string
+		set bool
+	}{{"value", d.Value != 0}, {"min", d.Min != 0}, {"max", d.Max != 0}, {"mean", d.Mean != 0}, {"cv", d.CV != 0},
+		{"median", d.Median != 0}, {"p95", d.P95 != 0}, {"values", len(d.Values) > 0}, {"weights", len(d.Weights) > 0}} {
+		if f.set && !slices.Contains(keys, f.k) {
+			return fieldErrorf(f.k, "does not apply to the %s distribution (%s)", d.Kind, kindTakes(d.Kind))
 		}
 	}
 	switch d.Kind {
-	case KindFixed:
-		if d.Value < 0 {
-			return fieldErrorf("value", "must be >= 0, got %v", d.Value)
-		}
 	case KindUniform:
-		if d.Min < 0 {
-			return fieldErrorf("min", "must be >= 0, got %v", d.Min)
-		}
 		if d.Max < d.Min {
 			return fieldErrorf("max", "must be >= min (%v), got %v", d.Min, d.Max)
 		}
@@ -207,11 +216,6 @@ func (d Dist) Validate() error {
 		if len(d.Values) > maxEmpiricalValues {
 			return fieldErrorf("values", "has %d entries; at most %d allowed", len(d.Values), maxEmpiricalValues)
 		}
-		for i, v := range d.Values {
-			if math.IsNaN(v) || math.IsInf(v, 0) || v < 0 {
-				return fieldErrorf("values["+strconv.Itoa(i)+"]", "must be a finite number >= 0, got %v", v)
-			}
-		}
 		if len(d.Weights) == 0 {
 			break
 		}
@@ -219,10 +223,7 @@ func (d Dist) Validate() error {
 			return fieldErrorf("weights", "has %d entries but values has %d; give one weight per value or none", len(d.Weights), len(d.Values))
 		}
 		total := 0.0
-		for i, w := range d.Weights {
-			if math.IsNaN(w) || math.IsInf(w, 0) || w < 0 {
-				return fieldErrorf("weights["+strconv.Itoa(i)+"]", "must be a finite number >= 0, got %v", w)
-			}
+		for _, w := range d.Weights {
 			total += w
 		}
 		if total <= 0 {
@@ -413,14 +414,4 @@ func (d Dist) String() string {
 		return b.String()
 	}
 	return "unknown(" + strconv.Quote(d.Kind) + ")"
-}
-
-// contains reports whether list holds s.
-func contains(list []string, s string) bool {
-	for _, x := range list {
-		if x == s {
-			return true
-		}
-	}
-	return false
 }

@@ -3,8 +3,10 @@ package workloads
 import (
 	"fmt"
 	"math"
-	"strconv"
 	"strings"
+	"time"
+
+	"github.com/headroom-sim/headroom/scenarios/schema"
 )
 
 // Duration is a non-negative span of time in seconds. In TOML it is either
@@ -13,8 +15,8 @@ import (
 // seconds.
 type Duration float64
 
-// UnmarshalTOML decodes a duration string or a number of seconds.
-func (d *Duration) UnmarshalTOML(v any) error {
+// DecodeScalar decodes a duration string or a number of seconds.
+func (d *Duration) DecodeScalar(v any) error {
 	switch x := v.(type) {
 	case int64:
 		if x < 0 {
@@ -40,6 +42,10 @@ func (d *Duration) UnmarshalTOML(v any) error {
 	}
 }
 
+// UnmarshalTOML is DecodeScalar, for code that decodes with the toml
+// library directly (such as a test reading calibrate's output).
+func (d *Duration) UnmarshalTOML(v any) error { return d.DecodeScalar(v) }
+
 // Seconds returns the duration in seconds.
 func (d Duration) Seconds() float64 { return float64(d) }
 
@@ -47,32 +53,7 @@ func (d Duration) Seconds() float64 { return float64(d) }
 // whole numbers of seconds from a minute up as "1d2h3m4s" (zero parts
 // left out), anything else as seconds with the shortest exact decimal,
 // e.g. "0.4s", "1.5s", "90.25s".
-func (d Duration) String() string {
-	s := float64(d)
-	switch {
-	case math.IsNaN(s) || math.IsInf(s, 0) || s < 0:
-		return strconv.FormatFloat(s, 'g', -1, 64)
-	case s == 0:
-		return "0s"
-	case s >= 60 && s < 1<<53 && s == math.Trunc(s):
-		n := int64(s)
-		var b strings.Builder
-		units := [...]struct {
-			name string
-			size int64
-		}{{"d", 86400}, {"h", 3600}, {"m", 60}, {"s", 1}}
-		for _, u := range units {
-			if q := n / u.size; q > 0 {
-				b.WriteString(strconv.FormatInt(q, 10))
-				b.WriteString(u.name)
-				n -= q * u.size
-			}
-		}
-		return b.String()
-	default:
-		return strconv.FormatFloat(s, 'f', -1, 64) + "s"
-	}
-}
+func (d Duration) String() string { return schema.FormatSeconds(float64(d)) }
 
 // MarshalText encodes d as its String form. It fails for a negative or
 // non-finite duration, which no decoder would accept back.
@@ -84,129 +65,75 @@ func (d Duration) MarshalText() ([]byte, error) {
 	return []byte(d.String()), nil
 }
 
-// durationUnit returns a unit's length in seconds as mul/div, both exact
-// in floating point. Units shorter than a second are divided by exact
-// powers of ten, so "100ms" is the double nearest 0.1, exactly as "0.1s" is.
-func durationUnit(u string) (mul, div float64, ok bool) {
-	switch u {
-	case "ns":
-		return 1, 1e9, true
-	case "us", "\u00b5s", "\u03bcs": // micro sign or Greek mu
-		return 1, 1e6, true
-	case "ms":
-		return 1, 1e3, true
-	case "s":
-		return 1, 1, true
-	case "m":
-		return 60, 1, true
-	case "h":
-		return 3600, 1, true
-	case "d":
-		return 86400, 1, true
-	}
-	return 0, 0, false
-}
-
-// scaleDecimal returns the decimal number text (digits with at most one
-// '.') times mul/div. When the digits fit comfortably in a float64's
-// mantissa it computes digits*mul / (10^fraction * div) with one rounding,
-// so "1.1h" is exactly 3960; otherwise it falls back to ParseFloat.
-func scaleDecimal(text string, mul, div float64) (float64, error) {
-	var n uint64
-	frac, sig := 0, 0
-	seenDot := false
-	for i := 0; i < len(text); i++ {
-		c := text[i]
-		if c == '.' {
-			seenDot = true
-			continue
-		}
-		if n == 0 && c == '0' {
-			if seenDot {
-				frac++
-			}
-			continue
-		}
-		sig++
-		if sig > 15 {
-			f, err := strconv.ParseFloat(text, 64)
-			return f * mul / div, err
-		}
-		n = n*10 + uint64(c-'0')
-		if seenDot {
-			frac++
-		}
-	}
-	if frac > 13 || float64(n)*mul >= 1<<53 {
-		f, err := strconv.ParseFloat(text, 64)
-		return f * mul / div, err
-	}
-	return float64(n) * mul / (math.Pow10(frac) * div), nil
-}
-
 // ParseDuration parses a duration in the syntax of Go's time.ParseDuration
 // ("300ms", "1.5h", "2h45m") extended with a "d" unit of 24 hours. It
 // computes in floating-point seconds rather than integer nanoseconds, so it
 // neither overflows at 292 years nor rounds below a nanosecond. A negative
 // duration is an error.
 func ParseDuration(s string) (Duration, error) {
-	orig := s
-	if s == "" {
-		return 0, fmt.Errorf("invalid duration \"\": empty (use e.g. \"30s\", \"5m\", \"1h30m\", \"2d\")")
+	v, err := schema.ParseSeconds(s)
+	return Duration(v), err
+}
+
+// Clock is a time of day, written "HH:MM" or "HH:MM:SS" (00:00 to
+// 23:59:59; the hour may have one digit). The empty Clock is unset. It is
+// the one clock type: scenario keys, the results' start clock and the
+// verdict all use it.
+type Clock string
+
+// ClockAt is the clock time of seconds after midnight (taken modulo a
+// day), as "HH:MM", or "HH:MM:SS" when the seconds are not zero.
+func ClockAt(seconds float64) Clock {
+	s := math.Mod(seconds, 86400)
+	if s < 0 || math.IsNaN(s) {
+		s = 0
 	}
-	if s[0] == '-' {
-		return 0, fmt.Errorf("invalid duration %q: must not be negative", orig)
+	h, m, sec := int(s)/3600, (int(s)%3600)/60, int(s)%60
+	if sec != 0 {
+		return Clock(fmt.Sprintf("%02d:%02d:%02d", h, m, sec))
 	}
-	if s[0] == '+' {
-		s = s[1:]
+	return Clock(fmt.Sprintf("%02d:%02d", h, m))
+}
+
+// IsSet reports whether the clock is given.
+func (c Clock) IsSet() bool { return c != "" }
+
+// Seconds is the clock time in seconds after midnight; 0 when unset or
+// invalid (Validate tells).
+func (c Clock) Seconds() float64 {
+	s, err := ParseClock(string(c))
+	if err != nil {
+		return 0
 	}
-	if s == "0" {
-		return 0, nil
+	return s
+}
+
+// Validate checks the clock's syntax; the unset clock is valid.
+func (c Clock) Validate() error {
+	if c == "" {
+		return nil
 	}
-	if s == "" {
-		return 0, fmt.Errorf("invalid duration %q", orig)
-	}
-	total := 0.0
-	for s != "" {
-		// The number: digits with at most one '.', at least one digit.
-		i := 0
-		digits, dots := 0, 0
-		for i < len(s) && (s[i] >= '0' && s[i] <= '9' || s[i] == '.') {
-			if s[i] == '.' {
-				dots++
-			} else {
-				digits++
-			}
-			i++
+	_, err := ParseClock(string(c))
+	return err
+}
+
+// DecodeScalar decodes a clock time string, or a TOML local time such as
+// 09:30:00.
+func (c *Clock) DecodeScalar(v any) error {
+	switch x := v.(type) {
+	case string:
+		if _, err := ParseClock(x); err != nil {
+			return err
 		}
-		if digits == 0 || dots > 1 {
-			return 0, fmt.Errorf("invalid duration %q: expected a number at %q", orig, s)
+		*c = Clock(x)
+		return nil
+	case time.Time:
+		if y, _, _ := x.Date(); y == 0 && x.Nanosecond() == 0 {
+			*c = ClockAt(float64(x.Hour()*3600 + x.Minute()*60 + x.Second()))
+			return nil
 		}
-		numText := s[:i]
-		s = s[i:]
-		// The unit: everything up to the next digit or '.'.
-		j := 0
-		for j < len(s) && !(s[j] >= '0' && s[j] <= '9' || s[j] == '.') {
-			j++
-		}
-		if j == 0 {
-			return 0, fmt.Errorf("invalid duration %q: missing unit after %s (units: ns, us, ms, s, m, h, d; a bare number of seconds must not be quoted)", orig, numText)
-		}
-		mul, div, ok := durationUnit(s[:j])
-		if !ok {
-			return 0, fmt.Errorf("invalid duration %q: unknown unit %q (units: ns, us, ms, s, m, h, d)", orig, s[:j])
-		}
-		s = s[j:]
-		v, err := scaleDecimal(numText, mul, div)
-		if err != nil {
-			return 0, fmt.Errorf("invalid duration %q: %w", orig, err)
-		}
-		total += v
 	}
-	if math.IsInf(total, 0) {
-		return 0, fmt.Errorf("invalid duration %q: too large", orig)
-	}
-	return Duration(total), nil
+	return fmt.Errorf("expected a clock time such as \"09:00\", got %s", describe(v))
 }
 
 // ParseClock parses a clock time "HH:MM" or "HH:MM:SS" (00:00 to 23:59:59;

@@ -3,28 +3,31 @@ package workloads
 import (
 	"math"
 	"math/rand/v2"
+
+	"github.com/headroom-sim/headroom/scenarios/schema"
 )
 
-// maxTokens bounds every sampled or configured token count, so a heavy
-// lognormal tail or a typo cannot overflow an int or a KV-cache budget. It
-// is far above any real context window.
+// maxTokens bounds every sampled token count, so a heavy lognormal tail
+// cannot overflow an int or a KV-cache budget. It is far above any real
+// context window, and it is the range of every token key (tag range), so
+// configured counts never reach it.
 const maxTokens = 1 << 30
-
-// maxPrefixes bounds the number of distinct shared prefixes.
-const maxPrefixes = 1 << 24
 
 // TokenSpec is a workload's token profile.
 type TokenSpec struct {
-	Input        Dist `toml:"input"`         // prompt tokens, including the shared prefix
-	Output       Dist `toml:"output"`        // tokens the model would generate if not cut off
-	MaxTokens    int  `toml:"max_tokens"`    // cap on output; 0 means no cap given (callers decide the provider default)
-	SharedPrefix int  `toml:"shared_prefix"` // leading prompt tokens identical across requests (system prompt), cacheable
-	Prefixes     int  `toml:"prefixes"`      // number of distinct shared prefixes requests spread over uniformly (0 means 1)
+	Input        Dist `toml:"input" unit:"tokens" range:"[0,1073741824]" doc:"prompt length, shared prefix included; each draw is rounded and raised to at least shared_prefix and 1"`
+	Output       Dist `toml:"output" unit:"tokens" range:"[0,1073741824]" doc:"tokens the model would generate if not cut off; each draw is rounded and clamped to [1, max_tokens]"`
+	MaxTokens    int  `toml:"max_tokens" unit:"tokens" range:"[0,1073741824]" default:"0: none given (the provider's max_output applies)" doc:"the output cap the client sends; also what reserve = \"max_tokens\" and a gateway charge at admission"`
+	SharedPrefix int  `toml:"shared_prefix" unit:"tokens" range:"[0,1073741824]" default:"0" doc:"leading prompt tokens identical across requests (the system prompt), which a provider or prefix cache may reuse"`
+	Prefixes     int  `toml:"prefixes" range:"[0,16777216]" default:"1" doc:"number of distinct shared prefixes; each request picks one uniformly (> 1 needs shared_prefix)"`
 }
 
 // Validate checks both distributions and the integer settings. Errors are
 // *FieldError values keyed by TOML key ("input.p95", "max_tokens").
 func (t *TokenSpec) Validate() error {
+	if err := schema.Check(t); err != nil {
+		return err
+	}
 	if t.Input.IsZero() {
 		return fieldErrorf("input", "missing; give the prompt token distribution, e.g. input = { dist = \"lognormal\", median = 1200, p95 = 4000 }")
 	}
@@ -36,15 +39,6 @@ func (t *TokenSpec) Validate() error {
 	}
 	if err := t.Output.Validate(); err != nil {
 		return Prefix("output", err)
-	}
-	if t.MaxTokens < 0 || t.MaxTokens > maxTokens {
-		return fieldErrorf("max_tokens", "must be between 0 (no cap given) and %d, got %d", maxTokens, t.MaxTokens)
-	}
-	if t.SharedPrefix < 0 || t.SharedPrefix > maxTokens {
-		return fieldErrorf("shared_prefix", "must be between 0 and %d, got %d", maxTokens, t.SharedPrefix)
-	}
-	if t.Prefixes < 0 || t.Prefixes > maxPrefixes {
-		return fieldErrorf("prefixes", "must be between 0 and %d, got %d", maxPrefixes, t.Prefixes)
 	}
 	if t.Prefixes > 1 && t.SharedPrefix == 0 {
 		return fieldErrorf("prefixes", "is %d but shared_prefix is 0; set shared_prefix to the prefix length", t.Prefixes)

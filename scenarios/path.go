@@ -4,7 +4,8 @@ import (
 	"fmt"
 	"strconv"
 	"strings"
-	"unicode/utf8"
+
+	"github.com/headroom-sim/headroom/scenarios/schema"
 )
 
 // step is one element of a key path: either a table key or an array index.
@@ -17,9 +18,16 @@ type step struct {
 func keyStep(k string) step { return step{key: k} }
 func idxStep(i int) step    { return step{index: i, isIdx: true} }
 
-// maxPathSteps bounds the number of steps in a path so that pathological
-// input cannot make path handling quadratic in memory.
-const maxPathSteps = 256
+// MaxDepth bounds how deeply a scenario nests: arrays and inline tables
+// inside one another, the parts of a dotted key or a table header, and the
+// steps of a key path in an override. The deepest key of the format has
+// six parts (gateway.tenant[0].key[0].units_per_min); a file that nests
+// deeper is refused before it is parsed, so no input can exhaust the
+// parser's stack or make key handling quadratic.
+const MaxDepth = 32
+
+// maxPathSteps bounds the steps of a path.
+const maxPathSteps = MaxDepth
 
 // appendStep returns a new slice holding at followed by s. It never aliases
 // the backing array of at.
@@ -27,63 +35,6 @@ func appendStep(at []step, s step) []step {
 	out := make([]step, len(at), len(at)+1)
 	copy(out, at)
 	return append(out, s)
-}
-
-// isBareKey reports whether k can be written as a TOML bare key.
-func isBareKey(k string) bool {
-	if k == "" {
-		return false
-	}
-	for i := 0; i < len(k); i++ {
-		c := k[i]
-		if !(c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' || c == '_' || c == '-') {
-			return false
-		}
-	}
-	return true
-}
-
-// quoteKey writes k as a TOML basic string (with quotes).
-func quoteKey(k string) string {
-	var b strings.Builder
-	b.WriteByte('"')
-	for i := 0; i < len(k); {
-		r, size := utf8.DecodeRuneInString(k[i:])
-		if r == utf8.RuneError && size == 1 {
-			// Invalid UTF-8: keep the byte as a \x escape so that the
-			// result round-trips through unescapeBasic.
-			fmt.Fprintf(&b, `\x%02X`, k[i])
-			i++
-			continue
-		}
-		switch {
-		case r == '"':
-			b.WriteString(`\"`)
-		case r == '\\':
-			b.WriteString(`\\`)
-		case r == '\n':
-			b.WriteString(`\n`)
-		case r == '\t':
-			b.WriteString(`\t`)
-		case r == '\r':
-			b.WriteString(`\r`)
-		case r < 0x20 || r == 0x7f:
-			fmt.Fprintf(&b, `\u%04X`, r)
-		default:
-			b.WriteString(k[i : i+size])
-		}
-		i += size
-	}
-	b.WriteByte('"')
-	return b.String()
-}
-
-// formatKey writes one key segment, quoting it when it is not a bare key.
-func formatKey(k string) string {
-	if isBareKey(k) {
-		return k
-	}
-	return quoteKey(k)
 }
 
 // formatPath writes steps in the canonical form used by the line index, e.g.
@@ -100,7 +51,7 @@ func formatPath(steps []step) string {
 		if i > 0 {
 			b.WriteByte('.')
 		}
-		b.WriteString(formatKey(s.key))
+		b.WriteString(schema.FormatKey(s.key))
 	}
 	return b.String()
 }
@@ -256,27 +207,4 @@ func parsePath(path string) ([]step, error) {
 		}
 	}
 	return steps, nil
-}
-
-// tomlKeySteps converts a key as printed by the toml library (Key.String,
-// possibly quoted segments, no indices) into steps. It falls back to a
-// single segment when the key cannot be parsed.
-func tomlKeySteps(k string) []step {
-	st, err := parsePath(k)
-	if err != nil {
-		return []step{keyStep(k)}
-	}
-	return st
-}
-
-// keysOnly returns the key segments of steps, dropping array indices, joined
-// with NUL: the identity of a key as the toml library's MetaData sees it.
-func keysOnly(steps []step) string {
-	var parts []string
-	for _, s := range steps {
-		if !s.isIdx {
-			parts = append(parts, s.key)
-		}
-	}
-	return strings.Join(parts, "\x00")
 }

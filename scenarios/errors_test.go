@@ -53,20 +53,14 @@ func TestErrorsSortedByLine(t *testing.T) {
 }
 
 func TestDisplayKey(t *testing.T) {
-	names := func(arrayPath string, i int) (string, bool) {
-		switch {
-		case arrayPath == "provider" && i == 0:
-			return "sonnet", true
-		case arrayPath == "workload" && i == 1:
-			return "b", true
-		case arrayPath == "workload[1].stage" && i == 0:
-			return "s.1", true
-		}
-		return "", false
+	tree := map[string]any{
+		"provider": []map[string]any{{"name": "sonnet"}, {"model": "unnamed"}},
+		"workload": []map[string]any{{"name": "a"}, {"name": "b", "stage": []map[string]any{{"name": "s.1"}}}},
 	}
 	cases := map[string]string{
 		"provider[0].limits.itpm":    `provider "sonnet".limits.itpm`,
 		"provider[1].limits.itpm":    `provider[1].limits.itpm`,
+		"provider[7].limits.itpm":    `provider[7].limits.itpm`,
 		"workload[1].stage[0].share": `workload "b".stage "s.1".share`,
 		`provider[0]."a.b"`:          `provider "sonnet"."a.b"`,
 		"weights[3]":                 "weights[3]",
@@ -74,60 +68,42 @@ func TestDisplayKey(t *testing.T) {
 		"":                           "",
 	}
 	for in, want := range cases {
-		if got := DisplayKey(in, names); got != want {
-			t.Errorf("DisplayKey(%q) = %q, want %q", in, got, want)
+		if got := displayKey(in, tree); got != want {
+			t.Errorf("displayKey(%q) = %q, want %q", in, got, want)
 		}
 	}
-	if got := DisplayKey("provider[0].x", nil); got != "provider[0].x" {
-		t.Errorf("nil names: %q", got)
+	if got := displayKey("provider[0].x", nil); got != "provider[0].x" {
+		t.Errorf("nil tree: %q", got)
 	}
 }
 
-func TestNamesFromAndLocate(t *testing.T) {
-	s := sample(t)
-	names := NamesFrom(s)
-	if n, ok := names("provider", 1); !ok || n != "gpt-4.1" {
-		t.Errorf("names(provider, 1) = %q, %v", n, ok)
-	}
-	if n, ok := names("workload[0].stage", 1); !ok || n != "review" {
-		t.Errorf("names(workload[0].stage, 1) = %q, %v", n, ok)
-	}
-	if _, ok := names("provider", 5); ok {
-		t.Error("out of range element has a name")
-	}
-	if _, ok := names("provider[0].weights", 0); ok {
-		t.Error("a number has a name")
-	}
-	ix := IndexLines([]byte(sampleTOML))
-	e := Locate("email.toml", ix, s, "provider[0].limits.itpm", "must be > 0, got -5")
-	if got := e.Error(); got != `email.toml:18: provider "sonnet".limits.itpm: must be > 0, got -5` {
-		t.Errorf("Locate: %q", got)
-	}
-	e = Locate("email.toml", ix, s, "workload[1].stage[0].share", "must be in (0, 1]")
-	if got := e.Error(); got != `email.toml:41: workload "classify".stage "only".share: must be in (0, 1]` {
-		t.Errorf("Locate: %q", got)
-	}
-}
+// TestLocate: a problem found after decoding is placed at its key's line,
+// shown with element names; one inside a distribution at the
+// distribution's key.
+func TestLocate(t *testing.T) {
+	src := `[[provider]]
+name = "sonnet"
+  [provider.limits]
+  itpm = 4000
 
-func TestSuggest(t *testing.T) {
-	allowed := []string{"rpm", "itpm", "otpm", "tpm", "rpd", "tpd", "window", "burst"}
-	cases := map[string]string{
-		"rpmm":   "rpm",
-		"RPn":    "rpm",
-		"windw":  "window",
-		"brust":  "burst",
-		"xyzzy":  "",
-		"a":      "",
-		"itmp":   "itpm",
-		"widnow": "window",
+[[workload]]
+name = "summarize"
+route = "sonnet"
+demand = { rate = 1 }
+tokens = { input = { dist = "lognormal", median = 1200, p95 = 4000 }, output = 100 }
+`
+	s, err := LoadBytes([]byte(src), "email.toml")
+	if err != nil {
+		t.Fatal(err)
 	}
-	for in, want := range cases {
-		got, ok := suggest(in, allowed)
-		if !ok {
-			got = ""
-		}
-		if got != want {
-			t.Errorf("suggest(%q) = %q, want %q", in, got, want)
+	for _, c := range []struct{ key, want string }{
+		{"provider[0].limits.itpm", `email.toml:4: provider "sonnet".limits.itpm: must be > 0`},
+		{"provider[0].limits.rpm", `email.toml:3: provider "sonnet".limits.rpm: must be > 0`},
+		{"workload[0].tokens.input.p95", `email.toml:10: workload "summarize".tokens.input: p95: must be > 0`},
+		{"workload[0].demand.rate", `email.toml:9: workload "summarize".demand.rate: must be > 0`},
+	} {
+		if got := s.locate(c.key, "must be > 0", s.tree, nil).Error(); got != c.want {
+			t.Errorf("locate(%q) = %q, want %q", c.key, got, c.want)
 		}
 	}
 }

@@ -1,8 +1,15 @@
 package scenarios
 
 import (
+	"bytes"
+	"maps"
+	"reflect"
+	"slices"
 	"strings"
 	"testing"
+
+	"github.com/BurntSushi/toml"
+	"pgregory.net/rapid"
 )
 
 func TestIndexSpecExample(t *testing.T) {
@@ -230,4 +237,171 @@ func TestIndexDeepInputDoesNotBlowUp(t *testing.T) {
 	if got := IndexLines([]byte(long)).Line("z"); got != 2 {
 		t.Errorf("z after long dotted key: %d", got)
 	}
+}
+
+// sampleTOML is a TOML document with every construct the line index
+// handles; the line numbers of its keys are relied upon by the tests.
+const sampleTOML = `# A scenario.
+name = "email"                                   # line 2
+seed = 7
+horizon = "24h"
+description = "morning peak"
+
+[[provider]]                                     # line 7
+name = "sonnet"
+model = "claude-sonnet"
+enabled = true
+tags = { team = "mail", tier = "gold" }          # line 11
+weights = [
+  1.0,
+  2.5,  # comment [x] = 3
+]
+  [provider.limits]                              # line 16
+  rpm = 4000
+  itpm = 400000
+  window = "1m"
+  ttft = { base = "400ms", dist = "lognormal" }  # line 20
+
+[[provider]]                                     # line 22
+name = "gpt-4.1"
+limits.rpm = 500                                 # line 24
+limits.ttft = "250ms"
+
+[[workload]]                                     # line 27
+name = "summarize"
+demand = { rate = 2.5, shape = "diurnal" }
+  [[workload.stage]]                             # line 30
+  name = "draft"
+  share = 0.7
+  [[workload.stage]]                             # line 33
+  name = "review"
+  timeout = "30s"
+
+[[workload]]                                     # line 37
+name = "classify"
+demand.rate = 10
+mix = [1, 2]
+  [[workload.stage]]                             # line 41
+  name = "only"
+  [workload.opt]                                 # line 43
+  retries = 3
+
+[pool.gpu]                                       # line 46
+size = 8
+warmup = "90s"
+
+[extra]                                          # line 50
+whatever = { nested = { deep = 1 } }
+`
+
+// lineOf returns the 1-based line of the first line containing substr.
+func lineOf(src, substr string) int {
+	for i, l := range strings.Split(src, "\n") {
+		if strings.Contains(l, substr) {
+			return i + 1
+		}
+	}
+	return 0
+}
+
+func TestPathRoundTripProperty(t *testing.T) {
+	rapid.Check(t, func(rt *rapid.T) {
+		n := rapid.IntRange(0, 6).Draw(rt, "n")
+		var steps []step
+		for i := 0; i < n; i++ {
+			if i > 0 && rapid.IntRange(0, 3).Draw(rt, "kind") == 0 {
+				steps = append(steps, idxStep(rapid.IntRange(0, 1000).Draw(rt, "index")))
+				continue
+			}
+			key := string(rapid.SliceOf(rapid.Byte()).Draw(rt, "key"))
+			if rapid.Bool().Draw(rt, "bare") {
+				key = rapid.StringMatching(`[A-Za-z0-9_-]{1,8}`).Draw(rt, "bare key")
+			}
+			steps = append(steps, keyStep(key))
+		}
+		text := formatPath(steps)
+		back, err := parsePath(text)
+		if err != nil {
+			rt.Fatalf("parsePath(%q): %v", text, err)
+		}
+		if len(back) != len(steps) || (len(steps) > 0 && !reflect.DeepEqual(back, steps)) {
+			rt.Fatalf("round trip of %#v via %q gave %#v", steps, text, back)
+		}
+	})
+}
+
+// indexSeeds are documents for the fuzzers' seed corpus.
+var indexSeeds = []string{
+	sampleTOML,
+	"name = \"x\"\n[[provider]]\nname = \"sonnet\"\n  [provider.limits]\n  rpm = 4000\n  ttft = { base = \"400ms\", dist = \"lognormal\" }\n[[provider]]\na.b = 3\n",
+	"s = \"\"\"\n[[x]]\n\"\"\"\nt = '''a'''\n[\"q.k\".'l']\nk = [ 1, [2, { a = 3 }], ]\n",
+	"a = {\n b = 1,\n c = [\n 1,\n ],\n}\n",
+	"[[a]]\n[[a.b]]\n[[a.b.c]]\nx = 1\n[[a]]\n[a.b]\n",
+	"a = \"unterminated\nb = [1, 2\n[c\nd = 1",
+	"seed = -1.5\nhorizon = 5\n[[workload]]\ndemand = 3\nstage = 1\n[pool.x]\nsize = \"s\"\n",
+	"\xef\xbb\xbfa = 1\r\n\"\\u00e9\" = 2\n",
+}
+
+func FuzzIndex(f *testing.F) {
+	for _, s := range indexSeeds {
+		f.Add([]byte(s))
+	}
+	f.Fuzz(func(t *testing.T, src []byte) {
+		ix := IndexLines(src)
+		lines := bytes.Count(src, []byte("\n")) + 1
+		indexed := map[string]bool{}
+		count := 0
+		ix.each(func(p []step, l int) {
+			path := formatPath(p)
+			indexed[path] = true
+			count++
+			if l < 1 || l > lines {
+				t.Fatalf("%q at line %d of %d", path, l, lines)
+			}
+			if ix.Line(path) != l {
+				t.Fatalf("Line(%q) = %d, want %d", path, ix.Line(path), l)
+			}
+		})
+		if count != ix.Len() {
+			t.Fatalf("Len() = %d, but %d paths", ix.Len(), count)
+		}
+		for _, p := range []string{"", "a", "a.b[0].c", "[0]", `"x".y`, string(src)} {
+			if l := ix.Line(p); l < 0 || l > lines {
+				t.Fatalf("Line(%q) = %d", p, l)
+			}
+		}
+		// For valid TOML every key the toml library sees is indexed.
+		var raw map[string]any
+		if len(src) > 4096 {
+			return
+		}
+		if _, err := toml.Decode(string(src), &raw); err != nil {
+			return
+		}
+		for _, p := range allPaths(raw, nil, nil) {
+			if !indexed[formatPath(p)] {
+				t.Fatalf("valid TOML but %q is not indexed; have %v", formatPath(p), indexed)
+			}
+		}
+	})
+}
+
+// allPaths lists the keys of a decoded document, with element indices for
+// arrays of tables (inline arrays are not descended).
+func allPaths(data any, at []step, out [][]step) [][]step {
+	switch d := data.(type) {
+	case map[string]any:
+		for _, k := range slices.Sorted(maps.Keys(d)) {
+			p := appendStep(at, keyStep(k))
+			out = append(out, p)
+			if aot, ok := d[k].([]map[string]any); ok {
+				for i, e := range aot {
+					out = allPaths(e, appendStep(p, idxStep(i)), out)
+				}
+				continue
+			}
+			out = allPaths(d[k], p, out)
+		}
+	}
+	return out
 }

@@ -52,8 +52,9 @@ func (n *indexNode) elem(i int) *indexNode {
 	return c
 }
 
-// maxNesting bounds how deeply inline tables and arrays are followed.
-const maxNesting = 64
+// maxNesting bounds how deeply inline tables and arrays are followed (see
+// MaxDepth).
+const maxNesting = MaxDepth
 
 // IndexLines scans TOML source and records the line of every key: table
 // headers ([a.b] and [[a]]), keys and dotted keys (each prefix of a.b.c),
