@@ -24,7 +24,7 @@ func (s *Sim) results(interrupted bool) *Results {
 	// In flight per workload: offered minus ended.
 	res.Summary = summarize(total, horizon)
 	for _, w := range s.wls {
-		res.Workloads = append(res.Workloads, GroupResult{Name: w.spec.Name, Summary: summarize(w.stats, horizon), Curves: latencyCurves(w.stats)})
+		res.Workloads = append(res.Workloads, GroupResult{Name: w.spec.Name, Summary: summarize(w.stats, horizon), Curves: latencyCurves(w.stats), Windows: w.win.results()})
 	}
 	res.Tenants = s.groupBy(func(w *workload) string { return w.spec.Tenant }, horizon)
 	res.Priorities = s.groupBy(func(w *workload) string { return w.spec.Priority }, horizon)

@@ -28,7 +28,7 @@ func (s *Sim) newRequest(w *workload, now float64) {
 	if w.fixedTok {
 		in, out = w.fixIn, w.fixOut
 	} else {
-		in, out, prefix = w.spec.Tokens.Sample(w.rngTok)
+		in, out, prefix = w.tok.Sample(w.rngTok)
 	}
 	*r = request{gen: gen, wl: int32(w.idx), batch: w.batch, input: int32(in), output: int32(out), prefix: int32(prefix),
 		maxTok: int32(w.maxTok), arrival: now, lastRsn: -1}
@@ -44,6 +44,9 @@ func (s *Sim) newRequest(w *workload, now float64) {
 	}
 	w.stats.offered++
 	s.ser.offered[s.interval(now)]++
+	if w.win != nil {
+		w.win.offered[w.win.at(now)]++
+	}
 	s.live++
 	s.ser.inFlight.Add(now, 1)
 	if w.semCap > 0 && w.semUsed >= w.semCap {
@@ -150,6 +153,9 @@ func (s *Sim) fail(id int32, reason int) {
 	}
 	w.stats.failed++
 	w.stats.failedBy[reason]++
+	if w.win != nil {
+		w.win.failed[w.win.at(r.arrival)]++
+	}
 	s.ser.failed[s.interval(s.eng.Now())]++
 	s.ser.arrFailed[s.interval(r.arrival)]++
 	s.finish(id, w)

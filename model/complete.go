@@ -44,9 +44,13 @@ func (s *Sim) complete(id int32, tally *tokenTally) {
 		tpot = (e2e - ttft) / float64(r.output-1)
 		st.tpot.Add(tpot)
 	}
-	if (w.slo[0] == 0 || ttft <= w.slo[0]) && (w.slo[1] == 0 || tpot <= w.slo[1]) && (w.slo[2] == 0 || e2e <= w.slo[2]) {
+	good := (w.slo[0] == 0 || ttft <= w.slo[0]) && (w.slo[1] == 0 || tpot <= w.slo[1]) && (w.slo[2] == 0 || e2e <= w.slo[2])
+	if good {
 		st.good++
 		s.ser.arrGood[s.interval(r.arrival)]++
+	}
+	if w.win != nil {
+		w.win.complete(r.arrival, ttft, e2e, qwait, tpot, r.output > 1 && !hit, good)
 	}
 	if now > st.lastDone {
 		st.lastDone = now

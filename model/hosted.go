@@ -10,6 +10,9 @@ func (s *Sim) send(id int32) {
 	iv := s.interval(s.eng.Now())
 	r.attempts++
 	w.stats.attempts++
+	if w.win != nil {
+		w.win.attempts[w.win.at(s.eng.Now())]++
+	}
 	if r.attempts > 1 {
 		w.stats.retries++
 		s.ser.retries[iv]++
@@ -72,7 +75,7 @@ func (s *Sim) sendTo(id int32, iv int) {
 		ok, dim, wait = p.org.check(now, &lm.orgCharge)
 	}
 	if r.attempts == 1 {
-		s.offerDemand(p, t.key, id, uncached, write, read)
+		s.offerDemand(p, t.key, id, &lm.orgCharge, uncached, write, read)
 	}
 	scope, rsBase := 0, 0
 	if ok && t.key >= 0 {
@@ -246,6 +249,7 @@ func (s *Sim) countRejection(id int32, reason, iv int) {
 		return // its client already counted the attempt as timed out
 	}
 	w.stats.rejected[reason]++
+	s.windowRefused(w, reason)
 	if w.route != nil {
 		w.route.stats.Targets[r.tgt].Refused++
 	}

@@ -128,6 +128,9 @@ type GroupResult struct {
 	// Curves are the workload's latency distributions at fixed shares
 	// (workloads only; omitted for tenants and priorities).
 	Curves *LatencyCurves `json:"curves,omitempty"`
+	// Windows are the workload's figures window by window, when the
+	// configuration asks for them (Config.Window); absent otherwise.
+	Windows []WindowResult `json:"windows,omitempty"`
 }
 
 // BackendResult is what one backend saw.

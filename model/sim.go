@@ -98,6 +98,7 @@ type workload struct {
 	closed        bool
 	job           bool
 	rngTok        *rand.Rand
+	tok           workloads.TokenSampler // the spec's tokens, parameters derived once
 	rngThink      *rand.Rand
 	rngClient     *rand.Rand
 	retry         retryPolicy
@@ -109,6 +110,7 @@ type workload struct {
 	paceTok       *tokenBucket
 	slo           [3]float64
 	stats         *groupStats
+	win           *windowStats // per-window figures (Config.Window), or nil
 }
 
 // Sim is one scenario wired for one run.
@@ -157,6 +159,9 @@ func Build(cfg Config) (*Sim, error) {
 		if err := cfg.Validate(); err != nil {
 			return nil, err
 		}
+	}
+	if err := checkWindow(cfg.Window, cfg.Duration); err != nil {
+		return nil, err
 	}
 	s := &Sim{cfg: cfg, nInt: cfg.intervals()}
 	s.ser = newSeriesStats(s.nInt)
@@ -238,6 +243,7 @@ func Build(cfg Config) (*Sim, error) {
 		}
 		base := "workload/" + spec.Name
 		w.rngTok = cfg.stream(base + "/tokens")
+		w.tok = w.spec.Tokens.Sampler()
 		w.rngThink = cfg.stream(base + "/think")
 		w.rngClient = cfg.stream(base + "/client")
 		w.closed = spec.Demand.Closed()
@@ -275,6 +281,7 @@ func Build(cfg Config) (*Sim, error) {
 		}
 		w.slo = [3]float64{float64(spec.SLO.TTFT), float64(spec.SLO.TPOT), float64(spec.SLO.E2E)}
 		w.stats = newGroupStats()
+		w.win = newWindowStats(s.cfg.Window, s.cfg.Duration)
 		prefixes := spec.Tokens.Prefixes
 		if prefixes < 1 {
 			prefixes = 1

@@ -88,6 +88,10 @@ type SweepParam struct {
 	Values []string `json:"values"`
 	// Numbers are the values as numbers, when every value is one.
 	Numbers []float64 `json:"numbers,omitempty"`
+	// Linked marks a key stepped together with the parameter before it
+	// (a linked --param: one index over both value lists), not a further
+	// axis of the grid.
+	Linked bool `json:"linked,omitempty"`
 }
 
 // GridPoint is one combination of parameter values.

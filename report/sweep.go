@@ -323,7 +323,7 @@ func WriteSweepTerminal(w io.Writer, title string, s *SweepInfo) error {
 		rule += ";\n   serving < 90% of the offered rate also counts as flat"
 	}
 	if s.PickRule != "" {
-		rule += ";\n   pick: " + s.PickRule
+		rule += ";\n   pick: the knee if it holds the SLOs (≤ 0.1% failing, ≥ 99% meeting them), else the highest level below it that does"
 	}
 	_, err := fmt.Fprintln(w, rule+".)")
 	return err

@@ -105,7 +105,11 @@ func curves(p *Plan, rows []SweepRow, summary []VariantSummary, points []SweepPo
 	var out []SweepCurve
 	for rest := 0; rest < stride; rest++ {
 		var fixed []string
+		along := true // keys linked to the first step along the line
 		for j, par := range g.Params[1:] {
+			if along = along && par.Linked; along {
+				continue
+			}
 			fixed = append(fixed, par.Key+"="+g.Points[rest].Values[j+1])
 		}
 		for v := 0; v < nv; v++ {

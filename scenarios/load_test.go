@@ -42,6 +42,7 @@ var badCases = []badCase{
 	{"variant-invalid.toml", 15, "= -1", `variant "negative" sets provider.sonnet.limits.rpm`, []string{"must be > 0 (or absent for no limit), got -1"}},
 	{"duplicate-workload.toml", 9, `name = "chat"`, `workload "chat".name`, []string{`duplicate workload name "chat"`}},
 	{"cluster-model-too-big.toml", 12, `model = "llama-3.1-70b"`, `cluster "gpu".model`, []string{"do not fit", "raise tensor_parallel"}},
+	{"cluster-tp-heads.toml", 13, "tensor_parallel = 3", `cluster "gpu".tensor_parallel`, []string{"does not divide llama-3.1-70b's 64 attention heads", "1, 2, 4, 8, 16, 32 or 64 work"}},
 	{"cluster-table-not-monotone.toml", 13, `times = ["100ms", "90ms", "500ms"]`, `cluster "gpu".step.times[1]`, []string{"not monotone: batch 8 takes 90ms but batch 1 takes 100ms"}},
 	{"cluster-zero-replicas.toml", 4, `route = "gpu"`, `workload "chat".route`, []string{`cluster "gpu" has zero replicas`, "give it replicas or route elsewhere"}},
 	{"gateway-weight-zero.toml", 15, "weight = 0", `gateway.tenant "acme".weight`, []string{"must be a number from 0.001 to 1000", "leave it out for 1", "got 0"}},

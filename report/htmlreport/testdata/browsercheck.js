@@ -24,6 +24,12 @@ const proc = spawn(chromium, [
 ], { stdio: ["ignore", "ignore", "pipe", "pipe", "pipe"] });
 let stderr = "";
 proc.stdio[2].on("data", (d) => { stderr += d; });
+// Chromium gone before the check finished (a crash, the OOM killer):
+// say so rather than let node exit quietly with nothing pending.
+let finished = false;
+proc.on("exit", (code, signal) => {
+  if (!finished) { out.fatal = "chromium exited before the check finished (code " + code + ", signal " + signal + ")"; finish(1); }
+});
 
 const out = { errors: [], console_errors: [], dialogs: [], requests: [], charts: [], text: "" };
 let nextId = 1;
@@ -156,6 +162,8 @@ const inspect = `(() => {
 function window_scroll() { return 0; }
 
 function finish(code) {
+  if (finished) return;
+  finished = true;
   try { proc.kill(); } catch (e) { /* gone */ }
   try { fs.rmSync(profile, { recursive: true, force: true }); } catch (e) { /* ignore */ }
   if (code) out.stderr = stderr.slice(-2000);
