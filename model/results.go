@@ -22,6 +22,8 @@ type Results struct {
 	Routes      []RouteResult   `json:"routes,omitempty"`
 	Gateway     *GatewayResult  `json:"gateway,omitempty"`
 	Series      Series          `json:"series"`
+	// Traces describe what each trace workload read and issued.
+	Traces []TraceResult `json:"traces,omitempty"`
 	// Findings are what a planner reads first, as data (findings.go).
 	Findings Findings `json:"findings"`
 	// Verdict is the findings in words. The model leaves it empty: the

@@ -287,7 +287,7 @@ func sweepLevelText(kind string, v float64) string {
 // was swept.
 func WriteSweepTerminal(w io.Writer, title string, s *SweepInfo) error {
 	kind, rows := s.Kind, s.Rows
-	fmt.Fprintf(w, "Headroom sweep · %s\n\n", title)
+	fmt.Fprintf(w, "Headroom sweep · %s\n\n", terminalLines(title))
 	if len(rows) == 0 {
 		_, err := fmt.Fprintln(w, "no levels")
 		return err
