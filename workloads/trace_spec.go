@@ -351,6 +351,28 @@ func (t *TraceSpec) Probe() error {
 	return nil
 }
 
+// BlockTokens is the number of prompt tokens each prefix block of the
+// trace's records covers: BlockSize, else the format's default (Mooncake
+// 512, else 64), the format detected from the file when the spec does not
+// name it.
+func (t *TraceSpec) BlockTokens() (int, error) {
+	if t.BlockSize > 0 {
+		return t.BlockSize, nil
+	}
+	format := t.Format
+	if format == "" {
+		f, err := DetectTraceFormat(t.Path())
+		if err != nil {
+			return 0, err
+		}
+		format = f
+	}
+	if format == FormatMooncake {
+		return mooncakeBlock, nil
+	}
+	return defaultSynthBlock, nil
+}
+
 // ParseTraceColumns reads a column mapping written as
 // "time=ts,input=prompt_tokens,output=completion_tokens" (the keys of
 // TraceColumns).
