@@ -118,6 +118,10 @@ type TraceSpec struct {
 	// Dir is the directory a relative File is read from (the scenario
 	// file's); set by the scenario loader, not in TOML.
 	Dir string `toml:"-"`
+	// Cache keeps parsed ServeGen datasets across the validations, builds
+	// and replays of one scenario (nil: parse every time); set by the
+	// scenario loader, not in TOML.
+	Cache *TraceCache `toml:"-"`
 }
 
 // TraceColumns names the fields of a csv or jsonl trace. Time, Input and
