@@ -16,11 +16,14 @@ func (s *Sim) results(interrupted bool) *Results {
 	if interrupted {
 		horizon = s.eng.Now()
 	}
-	s.shareGPUCost(horizon)
+	unclaimed := s.shareGPUCost(horizon)
 	total := newGroupStats()
 	for _, w := range s.wls {
 		total.merge(w.stats)
 	}
+	// A cluster no workload can reach is billed all the same: its GPU time
+	// is in the total (and no workload's or tenant's share).
+	total.tok.costGPU += unclaimed
 	// In flight per workload: offered minus ended.
 	res.Summary = summarize(total, horizon)
 	for _, w := range s.wls {
@@ -32,7 +35,9 @@ func (s *Sim) results(interrupted bool) *Results {
 		res.Backends = append(res.Backends, s.backendResult(p))
 	}
 	for _, c := range s.clus {
-		res.Backends = append(res.Backends, s.clusterResult(c, horizon))
+		if !c.isDecodePool() { // a decode pool is in its cluster's result
+			res.Backends = append(res.Backends, s.clusterResult(c, horizon))
+		}
 	}
 	for _, rt := range s.routes {
 		res.Routes = append(res.Routes, rt.stats)
@@ -41,6 +46,7 @@ func (s *Sim) results(interrupted bool) *Results {
 		res.Gateway = s.gatewayResult(res, horizon)
 	}
 	res.Series = s.series()
+	res.Traces = s.traceResults()
 	res.Findings = s.findings(res)
 	return res
 }

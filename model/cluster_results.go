@@ -29,10 +29,18 @@ func (c *cluster) billedGPUs(i int) float64 {
 
 // shareGPUCost charges each cluster's GPU bill to the workloads it served,
 // in proportion to their tokens (all of it to the first workload routed to
-// an idle cluster, so totals always add up), and adds it to the series.
-func (s *Sim) shareGPUCost(horizon float64) {
+// an idle cluster, so totals always add up), and adds it to the series. It
+// returns the bills of clusters no workload can reach.
+func (s *Sim) shareGPUCost(horizon float64) (unclaimed float64) {
 	for _, c := range s.clus {
-		bill, _ := s.gpuCost(c, horizon)
+		if c.isDecodePool() {
+			continue // billed with its cluster
+		}
+		bill := 0.0
+		for _, p := range c.pools() {
+			b, _ := s.gpuCost(p, horizon)
+			bill += b
+		}
 		var tok int64
 		type user struct {
 			w   *workload
@@ -57,14 +65,20 @@ func (s *Sim) shareGPUCost(horizon float64) {
 			}
 			u.w.stats.tok.costGPU += bill * share
 		}
+		if len(users) == 0 {
+			unclaimed += bill // provisioned, and used by no workload
+		}
 		c.stats.tok.costGPU = bill
-		for i := range s.ser.cost {
-			span := min(s.cfg.Interval, horizon-float64(i)*s.cfg.Interval)
-			if span > 0 {
-				s.ser.cost[i] += c.billedGPUs(i) * c.spec.Price.PerGPUHour * span / 3600
+		for _, p := range c.pools() {
+			for i := range s.ser.cost {
+				span := min(s.cfg.Interval, horizon-float64(i)*s.cfg.Interval)
+				if span > 0 {
+					s.ser.cost[i] += p.billedGPUs(i) * p.spec.Price.PerGPUHour * span / 3600
+				}
 			}
 		}
 	}
+	return unclaimed
 }
 
 func (s *Sim) clusterResult(c *cluster, horizon float64) BackendResult {
@@ -126,6 +140,7 @@ func (s *Sim) clusterResult(c *cluster, horizon float64) BackendResult {
 		cr.CostPerMillionTokens = b.Cost.Total / float64(t) * 1e6
 	}
 	cr.Series = se
+	s.fleetResult(c, cr, horizon)
 	b.Cluster = cr
 	return b
 }

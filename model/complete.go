@@ -11,6 +11,13 @@ func (s *Sim) complete(id int32, tally *tokenTally) {
 	st := w.stats
 	hit := r.gw&gwHit != 0 // answered whole by the response cache: no TPOT
 	st.tok.add(tally)      // billed even when nobody was waiting for it
+	if w.route != nil {
+		s.spillDone(id, tally)
+	}
+	iv := s.interval(now)
+	s.ser.inputTok[iv] += tally.input
+	s.ser.outputTok[iv] += tally.output
+	s.ser.cost[iv] += tally.costIn + tally.costW + tally.costR + tally.costOut
 	if r.orphan {
 		s.dropOrphan(id)
 		return
@@ -55,11 +62,7 @@ func (s *Sim) complete(id int32, tally *tokenTally) {
 	if now > st.lastDone {
 		st.lastDone = now
 	}
-	iv := s.interval(now)
 	s.ser.completed[iv]++
-	s.ser.inputTok[iv] += tally.input
-	s.ser.outputTok[iv] += tally.output
-	s.ser.cost[iv] += tally.costIn + tally.costW + tally.costR + tally.costOut
 	s.ser.latency(s.interval(r.arrival), ttft, qwait)
 	s.observeDone(id, tally)
 	s.finish(id, w)

@@ -34,6 +34,7 @@ func (s *Sim) route(id int32, iv int) {
 	r := &s.reqs[id]
 	if w := s.wls[r.wl]; w.route != nil {
 		r.tgt = s.pick(w.route, w)
+		s.markSpill(id)
 	}
 	s.sendTo(id, iv)
 }
@@ -66,16 +67,19 @@ func (s *Sim) sendTo(id int32, iv int) {
 		s.sendBatch(id, iv)
 		return
 	}
-	lm := &s.lims[id]
-	read, write := p.cacheSplit(int(r.wl), int(r.prefix), s.sharedPrefix(r), int(r.input), now)
+	var lm *reqLimits
+	if s.needLims {
+		lm = &s.lims[id]
+	}
+	read, write := s.promptCacheSplit(p, id, now)
 	uncached := int(r.input) - read - write
 	ok, dim, wait := true, 0, 0.0
 	if !p.org.empty {
 		lm.orgCharge = p.org.chargeFor(uncached, write, read, int(r.maxTok))
 		ok, dim, wait = p.org.check(now, &lm.orgCharge)
 	}
-	if r.attempts == 1 {
-		s.offerDemand(p, t.key, id, uncached, write, read)
+	if r.attempts == 1 && lm != nil {
+		s.offerDemand(p, t.key, id, &lm.orgCharge, uncached, write, read)
 	}
 	scope, rsBase := 0, 0
 	if ok && t.key >= 0 {
@@ -114,7 +118,7 @@ func (s *Sim) sendTo(id int32, iv int) {
 		p.keys[t.key].take(now, &lm.keyCharge, &lm.keyTix)
 		p.stats.use(t.key+1, iv, &lm.keyCharge)
 	}
-	p.commitCache(int(r.wl), int(r.prefix), read, write, now)
+	s.commitPromptCache(p, id, read, write, now)
 	r.read, r.write = int32(read), int32(write)
 	p.stats.admitted++
 	if p.conCap > 0 && p.conUsed >= p.conCap {
@@ -228,6 +232,9 @@ func (s *Sim) settleLimits(id int32, t *target, output int) {
 	p := t.prov
 	now := s.eng.Now()
 	iv := s.interval(now)
+	if p.org.empty && t.key < 0 {
+		return
+	}
 	lm := &s.lims[id]
 	if !p.org.empty {
 		p.org.settle(now, &lm.orgCharge, output, &lm.orgTix)

@@ -1,10 +1,6 @@
 package report
 
-import (
-	"math"
-
-	"github.com/headroom-sim/headroom/model"
-)
+import "math"
 
 // SweepPoint is one simulated point of a sweep: a grid point for one
 // variant. Sweep points, Document.Variants and Document.Summary are in the
@@ -47,14 +43,9 @@ type SweepCurve struct {
 }
 
 // sweepInfo builds the sweep section of an assembled plan (see Assemble).
-func sweepInfo(p *Plan, results []*model.Results, summary []VariantSummary) SweepInfo {
+func sweepInfo(p *Plan, rows []SweepRow, summary []VariantSummary) SweepInfo {
 	g := p.Grid
 	nv := len(p.Variants)
-	rows := make([]SweepRow, p.NumPoints()*nv)
-	for i := range rows {
-		k := p.Index(i/nv, i%nv, 0)
-		rows[i] = meanRow(results[k : k+p.Replications])
-	}
 	info := SweepInfo{Kind: g.Kind, Workload: g.Workload, KneeRule: KneeRule}
 	ruleKind := ""
 	if len(g.Params) > 0 && (g.Params[0].Key == "rate" || g.Params[0].Key == "concurrency") {
@@ -144,10 +135,10 @@ func curves(p *Plan, rows []SweepRow, summary []VariantSummary, points []SweepPo
 	return out
 }
 
-// meanRow is the sweep row of one point averaged over its replications
-// (refused attempts rounded to a whole number); the row itself with one.
-func meanRow(reps []*model.Results) SweepRow {
-	rows := SweepRows(make([]float64, len(reps)), reps)
+// meanRow is the sweep row of one point averaged over its replications'
+// rows (refused attempts rounded to a whole number); the row itself with
+// one.
+func meanRow(rows []SweepRow) SweepRow {
 	if len(rows) == 1 {
 		rows[0].Knee = false
 		return rows[0]

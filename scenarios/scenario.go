@@ -41,8 +41,9 @@ type Scenario struct {
 	file    string
 	src     []byte
 	ix      *LineIndex
-	tree    map[string]any // the file, parsed once; overrides apply to copies
-	configs []model.Config // the base and each variant, built and validated by Load
+	tree    map[string]any        // the file, parsed once; overrides apply to copies
+	configs []model.Config        // the base and each variant, built and validated by Load
+	traces  *workloads.TraceCache // parsed trace datasets, shared by every configuration
 }
 
 // Variant is a named set of overrides of the base scenario, addressed by key
@@ -80,7 +81,7 @@ func Load(r io.Reader, name string) (*Scenario, error) {
 	if line, msg := checkDepth(src); line > 0 {
 		return nil, &Error{File: name, Line: line, Msg: "invalid TOML: " + msg}
 	}
-	s := &Scenario{file: name, src: src, ix: IndexLines(src)}
+	s := &Scenario{file: name, src: src, ix: IndexLines(src), traces: workloads.NewTraceCache()}
 	if _, err := toml.Decode(string(src), &s.tree); err != nil {
 		var pe toml.ParseError
 		if errors.As(err, &pe) {
@@ -219,7 +220,7 @@ func (s *Scenario) derive(variant string, edits []edit) (model.Config, *Scenario
 		}
 		tree, e.canon = t, canon
 	}
-	d := &Scenario{file: s.file, src: s.src, ix: s.ix, tree: tree}
+	d := &Scenario{file: s.file, src: s.src, ix: s.ix, tree: tree, traces: s.traces}
 	if errs := schema.Decode(tree, d); len(errs) > 0 {
 		var es Errors
 		for _, fe := range errs {
@@ -303,6 +304,7 @@ func splitValue(steps []step) (outer, inner []step) {
 
 // config builds a Config from the decoded scenario, with defaults.
 func (s *Scenario) config(variant string) model.Config {
+	s.resolveTraces()
 	c := model.Config{Name: s.Name, Variant: variant, Seed: s.Seed, Duration: float64(s.Duration), Interval: float64(s.Interval),
 		StartClock: s.Start.Seconds(), Workloads: s.Workloads, Providers: s.Providers, Clusters: s.Clusters, Routes: s.Routes}
 	if _, ok := s.tree["gateway"]; ok {
@@ -323,4 +325,19 @@ func (s *Scenario) config(variant string) model.Config {
 	}
 	c.ApplyDefaults()
 	return c
+}
+
+// resolveTraces makes trace files relative to the scenario file's folder
+// (an embedded example's, to the working directory), and gives them the
+// scenario's cache of parsed datasets.
+func (s *Scenario) resolveTraces() {
+	dir := ""
+	if !strings.HasPrefix(s.file, "example:") {
+		dir = filepath.Dir(s.file)
+	}
+	for i := range s.Workloads {
+		if t := s.Workloads[i].Demand.Trace; t != nil {
+			t.Dir, t.Cache = dir, s.traces
+		}
+	}
 }

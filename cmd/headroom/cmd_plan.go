@@ -132,7 +132,7 @@ func cmdPlan(args []string, stdout, stderr io.Writer) error {
 	if sh != nil {
 		opts.Shard, opts.Shards = sh.Index, sh.Count
 	}
-	if p := progressPrinter(stderr, o.quiet); p != nil {
+	if p := progressPrinter(stderr, o.quiet, batchEstimate{}); p != nil {
 		opts.Progress = func(n int) { fmt.Fprintf(stderr, "\rplanning… %d simulations", n) }
 		defer fmt.Fprint(stderr, "\r\033[K")
 	}

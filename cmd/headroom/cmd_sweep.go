@@ -171,7 +171,7 @@ func cmdSweep(args []string, stdout, stderr io.Writer) error {
 		Summarize:    fs.Changed("param") || fs.Changed("replications") || o.variants,
 		Grid:         gridPlan(grid, kind, workload),
 		SLOs:         report.SLOsOf(cfgs[0][0])}
-	results, err := runPlan(plan, cfgs, sh, o.workers, o.quiet, stderr)
+	results, err := runPlan(plan, cfgs, sh, o.workers, o.quiet, o.batch.force, stderr)
 	if err != nil {
 		return err
 	}

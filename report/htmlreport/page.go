@@ -117,6 +117,7 @@ type page struct {
 	Table                    *table
 	Gateway                  *table // per tenant, when the run had a gateway
 	Limits                   *table // every rate limit at its peak
+	Traces                   *table // what each replayed trace read and issued
 	// Extra are further tables after the main one (a plan's winner's
 	// key figures).
 	Extra    []titledTable
@@ -213,6 +214,7 @@ func Write(w io.Writer, d *report.Document, o Options) error {
 	p.Table = &tb
 	p.Gateway = gatewayTable(d.Variants)
 	p.Limits = limitsTable(d.Variants)
+	p.Traces = traceTable(d.Variants)
 	for _, x := range d.Warnings {
 		p.Warnings = append(p.Warnings, x.Text())
 	}
