@@ -131,7 +131,7 @@ func CheckValue(c ConstraintInfo, v float64) string {
 // the whole allowance as the multiple of it used: ×3.2.
 func signedPercent(m float64) string {
 	if m < -1 {
-		return fmt.Sprintf("×%.3g", 1-m)
+		return "×" + multiple(1-m)
 	}
 	if m >= 0 {
 		return "+" + fmt.Sprintf("%.0f%%", 100*m)
@@ -222,7 +222,11 @@ func Hardware(r *model.Results) []string {
 		}
 		s := fmt.Sprintf("%d × %s", c.GPUs, c.GPU)
 		if tp > 1 {
-			s = fmt.Sprintf("%d replicas × TP%d = %d %s", c.Replicas, tp, c.GPUs, c.GPU)
+			rep := "replicas"
+			if c.Replicas == 1 {
+				rep = "replica"
+			}
+			s = fmt.Sprintf("%d %s × TP%d = %d %s", c.Replicas, rep, tp, c.GPUs, c.GPU)
 		}
 		out = append(out, b.Name+": "+s)
 	}
@@ -399,6 +403,18 @@ func factorText(f float64) string {
 		return fmt.Sprintf("%.0f×", f)
 	}
 	return strings.TrimSuffix(strings.TrimRight(fmt.Sprintf("%.2f", f), "0"), ".") + "×"
+}
+
+// multiple prints how many times the allowance a value used: 3.2, 47,
+// 11,300.
+func multiple(x float64) string {
+	switch {
+	case x >= 1000:
+		return Count(int64(math.Round(x/100) * 100))
+	case x >= 10:
+		return fmt.Sprintf("%.0f", x)
+	}
+	return fmt.Sprintf("%.2g", x)
 }
 
 func shortfall(m float64) string { return fmt.Sprintf("%.0f%%", -100*m) }

@@ -206,7 +206,7 @@ func candidateTable(d *report.Decision) table {
 
 func signedShare(m float64) string {
 	if m < -1 {
-		return fmt.Sprintf("×%.3g the allowance", 1-m)
+		return fmt.Sprintf("×%s the allowance", number(1-m))
 	}
 	if m >= 0 {
 		return fmt.Sprintf("+%.0f%%", 100*m)
