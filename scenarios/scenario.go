@@ -95,7 +95,15 @@ func Load(r io.Reader, name string) (*Scenario, error) {
 		return nil, err
 	}
 	s.Name, s.Description, s.Seed, s.Duration, s.Interval, s.Start = d.Name, d.Description, d.Seed, d.Duration, d.Interval, d.Start
-	s.Workloads, s.Providers, s.Clusters, s.Routes, s.Gateway, s.Variants = d.Workloads, d.Providers, d.Clusters, d.Routes, d.Gateway, d.Variants
+	s.Workloads, s.Providers, s.Clusters, s.Routes, s.Gateway = d.Workloads, d.Providers, d.Clusters, d.Routes, d.Gateway
+	if errs := schema.Decode(map[string]any{"variant": s.tree["variant"]}, s); len(errs) > 0 {
+		var es Errors
+		for _, fe := range errs {
+			es = append(es, s.locate(fe.Key, fe.Msg, s.tree, nil))
+		}
+		es.Sort()
+		return nil, es
+	}
 	seen := map[string]bool{}
 	for i, v := range s.Variants {
 		if v.Name != "" && seen[v.Name] {
@@ -214,8 +222,15 @@ func (s *Scenario) derive(variant string, edits []edit) (model.Config, *Scenario
 		}
 		tree, e.canon = t, canon
 	}
+	// The variants are decoded once, by Load, not with every configuration.
+	body := make(map[string]any, len(tree))
+	for k, v := range tree {
+		if k != "variant" {
+			body[k] = v
+		}
+	}
 	d := &Scenario{file: s.file, src: s.src, ix: s.ix, tree: tree}
-	if errs := schema.Decode(tree, d); len(errs) > 0 {
+	if errs := schema.Decode(body, d); len(errs) > 0 {
 		var es Errors
 		for _, fe := range errs {
 			es = append(es, s.locate(fe.Key, fe.Msg, tree, edits))
