@@ -159,7 +159,7 @@ demand.rate = 3
 func TestDecodeSyntaxErrors(t *testing.T) {
 	for src, line := range map[string]int{
 		"name = \"x\"\n[[provider]]\nname = \"a\"\nrpm = 4000 4000\n": 4,
-		"seed = 1\nname = \"x\"\nname = \"y\"\n":                       3, // a duplicate key
+		"seed = 1\nname = \"x\"\nname = \"y\"\n":                      3, // a duplicate key
 	} {
 		es := problems(t, src)
 		if len(es) != 1 || es[0].Line != line || !strings.HasPrefix(es[0].Msg, "invalid TOML: ") {

@@ -96,7 +96,11 @@ func Load(r io.Reader, name string) (*Scenario, error) {
 	}
 	s.Name, s.Description, s.Seed, s.Duration, s.Interval, s.Start = d.Name, d.Description, d.Seed, d.Duration, d.Interval, d.Start
 	s.Workloads, s.Providers, s.Clusters, s.Routes, s.Gateway = d.Workloads, d.Providers, d.Clusters, d.Routes, d.Gateway
-	if errs := schema.Decode(map[string]any{"variant": s.tree["variant"]}, s); len(errs) > 0 {
+	variants := map[string]any{}
+	if v, ok := s.tree["variant"]; ok {
+		variants["variant"] = v
+	}
+	if errs := schema.Decode(variants, s); len(errs) > 0 {
 		var es Errors
 		for _, fe := range errs {
 			es = append(es, s.locate(fe.Key, fe.Msg, s.tree, nil))
