@@ -34,16 +34,16 @@ build: assets
 run: build
 	$(BIN) run --json $(OUT)/morning-peak.json --csv $(OUT)/morning-peak
 
-## test: vet and run every test (what CI runs); test artifacts (the browser test's screenshots) go under out/artifacts
+## test: vet and run every test (what CI runs); the browser test's pages and screenshots go to out/screenshots
 test: assets
 	$(GO) vet ./...
-	rm -rf $(OUT)/artifacts && mkdir -p $(OUT)/artifacts
-	$(GO) test -count=1 -artifacts -outputdir $(CURDIR)/$(OUT)/artifacts ./...
+	rm -rf $(OUT)/screenshots
+	HEADROOM_SCREENSHOTS=$(CURDIR)/$(OUT)/screenshots $(GO) test -count=1 ./...
 
-## test-browser: only the HTML report's headless-chromium test (installs chromium if absent), screenshots under out/artifacts
+## test-browser: only the HTML report's headless-chromium test (installs chromium if absent), pages and screenshots in out/screenshots
 test-browser: assets browser
-	rm -rf $(OUT)/artifacts && mkdir -p $(OUT)/artifacts
-	$(GO) test -count=1 -run Browser -v -artifacts -outputdir $(CURDIR)/$(OUT)/artifacts ./report/htmlreport/
+	rm -rf $(OUT)/screenshots
+	HEADROOM_SCREENSHOTS=$(CURDIR)/$(OUT)/screenshots $(GO) test -count=1 -run Browser -v ./report/htmlreport/
 
 ## test-short: skip the long statistical checks
 test-short:
@@ -63,6 +63,7 @@ fuzz:
 	$(GO) test -run '^$$' -fuzz '^FuzzDecodeStrict$$' -fuzztime $(FUZZTIME) ./scenarios/
 	$(GO) test -run '^$$' -fuzz '^FuzzIndex$$' -fuzztime $(FUZZTIME) ./scenarios/
 	$(GO) test -run '^$$' -fuzz '^FuzzSet$$' -fuzztime $(FUZZTIME) ./scenarios/
+	$(GO) test -run '^$$' -fuzz '^FuzzDecode$$' -fuzztime $(FUZZTIME) ./model/serve/
 
 ## lint: formatting and vet
 lint:

@@ -1,7 +1,6 @@
 package model
 
 import (
-	"math"
 	"sort"
 
 	"github.com/headroom-sim/headroom/workloads"
@@ -25,7 +24,7 @@ func (s *Sim) results(interrupted bool) *Results {
 	// In flight per workload: offered minus ended.
 	res.Summary = summarize(total, horizon)
 	for _, w := range s.wls {
-		res.Workloads = append(res.Workloads, GroupResult{Name: w.spec.Name, Summary: summarize(w.stats, horizon)})
+		res.Workloads = append(res.Workloads, GroupResult{Name: w.spec.Name, Summary: summarize(w.stats, horizon), Curves: latencyCurves(w.stats)})
 	}
 	res.Tenants = s.groupBy(func(w *workload) string { return w.spec.Tenant }, horizon)
 	res.Priorities = s.groupBy(func(w *workload) string { return w.spec.Priority }, horizon)
@@ -42,7 +41,7 @@ func (s *Sim) results(interrupted bool) *Results {
 		res.Gateway = s.gatewayResult(res, horizon)
 	}
 	res.Series = s.series()
-	res.Verdict = verdict(res)
+	res.Findings = s.findings(res)
 	return res
 }
 
@@ -150,29 +149,8 @@ func (s *Sim) backendResult(p *provider) BackendResult {
 				}
 			}
 			perDay := d == dimRPD || d == dimTPD
-			if perDay {
-				sum := 0.0
-				for _, v := range ds.usePer {
-					sum += v
-				}
-				days := math.Max(1, s.cfg.Duration/86400)
-				lr.PeakUse = sum / (lr.Limit * days)
-			} else {
-				scale := lr.Limit * s.cfg.Interval / 60
-				for i, v := range ds.usePer {
-					span := s.cfg.Interval
-					if end := float64(i+1) * s.cfg.Interval; end > s.cfg.Duration {
-						span = s.cfg.Duration - float64(i)*s.cfg.Interval
-					}
-					if span <= 0 {
-						continue
-					}
-					u := v / (scale * span / s.cfg.Interval)
-					if u > lr.PeakUse {
-						lr.PeakUse = u
-					}
-				}
-			}
+			lr.PeakUse, _ = peakShare(ds.usePer, lr.Limit, s.cfg.Interval, s.cfg.Duration, perDay)
+			lr.PeakDemand, lr.PeakDemandIntervalS = peakShare(ds.demandPer, lr.Limit, s.cfg.Interval, s.cfg.Duration, perDay)
 			if ds.rejected > most {
 				most = ds.rejected
 			}

@@ -97,6 +97,7 @@ func (s *Sim) refused(id int32, reason int, retryAfter float64) {
 	}
 	w := s.wls[r.wl]
 	r.lastRsn = int16(reason)
+	r.retryAft = retryAfter
 	r.out = false
 	if rt := w.route; rt != nil && retryable(reason) && !gatewayReason(reason) && !(reason == rsTimeout && s.gw != nil) {
 		now := s.eng.Now()
@@ -142,6 +143,7 @@ func (s *Sim) fail(id int32, reason int) {
 		s.dropOrphan(id)
 		return
 	}
+	s.observeFail(id, reason)
 	w := s.wls[r.wl]
 	if r.gw != 0 {
 		s.gwRelease(id, 0, false)
@@ -149,6 +151,7 @@ func (s *Sim) fail(id int32, reason int) {
 	w.stats.failed++
 	w.stats.failedBy[reason]++
 	s.ser.failed[s.interval(s.eng.Now())]++
+	s.ser.arrFailed[s.interval(r.arrival)]++
 	s.finish(id, w)
 }
 

@@ -10,17 +10,23 @@ import (
 
 // cluster is a self-hosted GPU pool at run time.
 type cluster struct {
-	spec     *ClusterSpec
-	idx      int
-	step     perf.StepModel
-	static   bool // step.per = "request": static batches
-	chunked  bool
-	priority bool
-	bs       int // KV block size
-	blocks   int // KV blocks per replica
-	replicas []*replica
-	maxSeqs  int // current max_num_seqs (the schedule may change it)
-	target   int // replicas that should be provisioned now
+	spec *ClusterSpec
+	// gpuName and modelName are what results call the hardware: the
+	// catalogue names, a gpu_spec/model_spec name, or the catalogue name
+	// marked as changed.
+	gpuName, modelName string
+	noEvict            bool
+	watermark          int // KV blocks a new admission must leave free
+	idx                int
+	step               perf.StepModel
+	static             bool // step.per = "request": static batches
+	chunked            bool
+	priority           bool
+	bs                 int // KV block size
+	blocks             int // KV blocks per replica
+	replicas           []*replica
+	maxSeqs            int // current max_num_seqs (the schedule may change it)
+	target             int // replicas that should be provisioned now
 	// replicaBase is the index of replica 0 in Sim.replicas (event Obj).
 	replicaBase int
 	stats       *backendStats
@@ -37,8 +43,10 @@ type seqState struct {
 	decoding  bool  // scheduled to produce a token in the running iteration
 	started   bool  // has been admitted to a batch before
 	prefix    int32 // prefix-cache entry referenced, or -1
+	shared    int32 // its blocks (an entry's size never changes)
 	cached    int32 // prompt tokens served from the prefix cache at first admission
 	order     int64 // admission order on its replica (running is sorted by it)
+	reserve   int32 // KV blocks reserved to its end (no-evict scheduling)
 	// the decoding aggregate (cluster_fast.go)
 	lazy    bool
 	g0      int32
@@ -52,32 +60,11 @@ type seqState struct {
 func buildCluster(spec *ClusterSpec, idx int, nInt int) (*cluster, error) {
 	c := &cluster{spec: spec, idx: idx, chunked: *spec.ChunkedPrefill, priority: spec.Order == "priority",
 		bs: spec.KV.BlockSize}
-	var g perf.GPU
-	var m perf.Model
-	haveHW := spec.GPU != "" && spec.Model != ""
-	if haveHW {
-		var err error
-		if g, err = perf.LookupGPU(spec.GPU); err != nil {
-			return nil, fieldErr("gpu", err.Error())
-		}
-		if m, err = perf.LookupModel(spec.Model); err != nil {
-			return nil, fieldErr("model", err.Error())
-		}
-		o := spec.GPUSpec
-		g.TFLOPS = pick(o.TFLOPS, g.TFLOPS)
-		g.BandwidthGBs = pick(o.BandwidthGBs, g.BandwidthGBs)
-		g.MemoryGB = pick(o.MemoryGB, g.MemoryGB)
-		mo := spec.ModelSpec
-		if mo.Params > 0 {
-			m.Params, m.ActiveParams = mo.Params, mo.Params
-		}
-		m.Layers = pickInt(mo.Layers, m.Layers)
-		m.Hidden = pickInt(mo.Hidden, m.Hidden)
-		m.Heads = pickInt(mo.Heads, m.Heads)
-		m.KVHeads = pickInt(mo.KVHeads, m.KVHeads)
-		m.HeadDim = pickInt(mo.HeadDim, m.HeadDim)
-		m.DtypeBytes = pick(mo.DtypeBytes, m.DtypeBytes)
+	g, m, err := spec.hardware()
+	if err != nil {
+		return nil, err
 	}
+	c.gpuName, c.modelName = spec.hardwareNames()
 	switch spec.Step.Kind {
 	case "table":
 		t := &perf.Table{Batches: spec.Step.Batches, PrefillPerToken: float64(spec.Step.PrefillPerToken), PerContextToken: float64(spec.Step.PerContextToken)}
@@ -90,8 +77,24 @@ func buildCluster(spec *ClusterSpec, idx int, nInt int) (*cluster, error) {
 		c.step = t
 		c.static = spec.Step.Per == "request"
 	default:
-		c.step = &perf.Roofline{GPU: g, Model: m, TP: spec.TensorParallel, ComputeEff: spec.Step.ComputeEff,
-			BandwidthEff: spec.Step.BandwidthEff, Overhead: float64(spec.Step.Overhead)}
+		st := spec.Step
+		r := &perf.Roofline{GPU: g, Model: m, TP: spec.TensorParallel, ComputeEff: st.ComputeEff,
+			BandwidthEff: st.BandwidthEff, Overhead: float64(st.Overhead), SmoothKnee: st.Knee != "max",
+			InterconnectEff: st.InterconnectEff}
+		if st.OverheadPerLayer != nil {
+			r.OverheadPerLayer = float64(*st.OverheadPerLayer)
+		}
+		if st.OverheadPerSeq != nil {
+			r.OverheadPerSeq = float64(*st.OverheadPerSeq)
+		}
+		if st.CollectiveLatency != nil {
+			r.CollectiveLatency = float64(*st.CollectiveLatency)
+		}
+		if err := r.Validate(); err != nil {
+			return nil, fieldErr("model_spec", strings.TrimPrefix(err.Error(), "perf: "))
+		}
+		r.Prepare()
+		c.step = r
 	}
 	if spec.KV.Blocks > 0 {
 		c.blocks = spec.KV.Blocks
@@ -109,6 +112,10 @@ func buildCluster(spec *ClusterSpec, idx int, nInt int) (*cluster, error) {
 		c.replicas = append(c.replicas, &replica{cl: c, idx: i, free: c.blocks, prefixes: map[int64]*prefixEntry{}})
 	}
 	c.maxSeqs = spec.MaxNumSeqs
+	c.noEvict = spec.Scheduler == "no-evict"
+	if spec.KV.Watermark != nil {
+		c.watermark = int(*spec.KV.Watermark * float64(c.blocks))
+	}
 	if len(c.replicas) <= maxReplicaSeries {
 		for _, r := range c.replicas {
 			r.series = &ReplicaSeries{Replica: r.idx, Batch: make([]float64, nInt), KVUse: make([]float64, nInt), Waiting: make([]float64, nInt)}
@@ -116,6 +123,100 @@ func buildCluster(spec *ClusterSpec, idx int, nInt int) (*cluster, error) {
 	}
 	c.cs = newClusterStats(nInt)
 	return c, nil
+}
+
+// hardware looks up the catalogue GPU and model and applies gpu_spec,
+// model_spec and the dtypes; it checks that tensor_parallel splits the
+// model. Without gpu and model both are zero.
+func (spec *ClusterSpec) hardware() (perf.GPU, perf.Model, error) {
+	var g perf.GPU
+	var m perf.Model
+	if spec.GPU == "" || spec.Model == "" {
+		return g, m, nil
+	}
+	var err error
+	if g, err = perf.LookupGPU(spec.GPU); err != nil {
+		return g, m, fieldErr("gpu", strings.TrimPrefix(err.Error(), "perf: "))
+	}
+	if m, err = perf.LookupModel(spec.Model); err != nil {
+		return g, m, fieldErr("model", strings.TrimPrefix(err.Error(), "perf: "))
+	}
+	o := spec.GPUSpec
+	g.TFLOPS = pick(o.TFLOPS, g.TFLOPS)
+	g.FP8TFLOPS = pick(o.FP8TFLOPS, g.FP8TFLOPS)
+	g.BandwidthGBs = pick(o.BandwidthGBs, g.BandwidthGBs)
+	g.MemoryGB = pick(o.MemoryGB, g.MemoryGB)
+	g.InterconnectGBs = pick(o.InterconnectGBs, g.InterconnectGBs)
+	mo := spec.ModelSpec
+	if mo.Params > 0 {
+		// A new total: dense unless active_params or experts say otherwise.
+		m.Params = mo.Params
+		if m.Experts == 0 || mo.ActiveParams == 0 && mo.Experts == 0 {
+			m.ActiveParams = mo.Params
+			m.Experts, m.ExpertsPerToken = 0, 0
+		}
+	}
+	m.ActiveParams = pick(mo.ActiveParams, m.ActiveParams)
+	m.Experts = pickInt(mo.Experts, m.Experts)
+	m.ExpertsPerToken = pickInt(mo.ExpertsPerToken, m.ExpertsPerToken)
+	m.Layers = pickInt(mo.Layers, m.Layers)
+	m.Hidden = pickInt(mo.Hidden, m.Hidden)
+	m.Heads = pickInt(mo.Heads, m.Heads)
+	m.KVHeads = pickInt(mo.KVHeads, m.KVHeads)
+	m.HeadDim = pickInt(mo.HeadDim, m.HeadDim)
+	m.KVDim = pickInt(mo.KVDim, m.KVDim)
+	m.FFN = pickInt(mo.FFN, m.FFN)
+	m.Vocab = pickInt(mo.Vocab, m.Vocab)
+	if mo.DtypeBytes > 0 {
+		m.DtypeBytes, m.KVDtypeBytes = mo.DtypeBytes, 0
+	}
+	if m.ActiveParams > m.Params {
+		return g, m, fieldErr("model_spec.active_params", fmt.Sprintf("%g active parameters exceed the %g in all", m.ActiveParams, m.Params))
+	}
+	if m.Experts > 0 && (m.ExpertsPerToken < 1 || m.ExpertsPerToken > m.Experts) {
+		return g, m, fieldErr("model_spec.experts_per_token", fmt.Sprintf("must be between 1 and experts (%d), got %d", m.Experts, m.ExpertsPerToken))
+	}
+	kvb := m.KVDtypeBytes
+	if kvb == 0 {
+		kvb = m.DtypeBytes
+	}
+	switch spec.WeightDtype {
+	case "bf16", "fp16":
+		m.DtypeBytes = 2
+	case "fp8":
+		m.DtypeBytes, m.FP8Compute = 1, true
+	case "int8":
+		m.DtypeBytes = 1
+	case "int4":
+		m.DtypeBytes = 0.5
+	}
+	switch spec.KVCacheDtype {
+	case "bf16", "fp16":
+		kvb = 2
+	case "fp8":
+		kvb = 1
+	}
+	m.KVDtypeBytes = kvb
+	if err := m.CheckTP(spec.TensorParallel); err != nil {
+		return g, m, fieldErr("tensor_parallel", strings.TrimPrefix(err.Error(), "perf: "))
+	}
+	return g, m, nil
+}
+
+// hardwareNames is what results call the GPU and model.
+func (spec *ClusterSpec) hardwareNames() (gpu, model string) {
+	gpu, model = spec.GPU, spec.Model
+	if spec.GPUSpec.Name != "" {
+		gpu = spec.GPUSpec.Name
+	} else if gpu != "" && spec.GPUSpec != (GPUOverride{}) {
+		gpu += " (modified by gpu_spec)"
+	}
+	if spec.ModelSpec.Name != "" {
+		model = spec.ModelSpec.Name
+	} else if model != "" && spec.ModelSpec != (ModelOverride{}) {
+		model += " (modified by model_spec)"
+	}
+	return gpu, model
 }
 
 func pick(o, v float64) float64 {
@@ -185,6 +286,9 @@ type replica struct {
 	batchG, kvG, waitG sim.Gauge
 	series             *ReplicaSeries
 
+	kick       bool  // a start at the end of this instant is scheduled
+	preempted  bool  // the iteration being planned preempted a sequence
+	committed  int   // KV blocks reserved by running requests (no-evict)
 	iter       int64 // iterations completed
 	admitted   int64 // admissions so far (seqState.order)
 	fast       bool  // the running iteration was planned from the aggregate

@@ -99,9 +99,7 @@ func (c *cluster) paged() bool { return c.spec.KV.Allocation != "contiguous" }
 // sharedBlocks is the number of prefix-cache blocks a sequence uses.
 func (rep *replica) sharedBlocks(sq *seqState) int {
 	if sq.prefix >= 0 {
-		if e := rep.prefixes[int64(sq.prefix)]; e != nil {
-			return int(e.blocks)
-		}
+		return int(sq.shared)
 	}
 	return 0
 }

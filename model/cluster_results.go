@@ -1,6 +1,10 @@
 package model
 
-import "fmt"
+import (
+	"fmt"
+
+	"github.com/headroom-sim/headroom/sim"
+)
 
 // gpuCost is a cluster's GPU bill up to horizon: every provisioned GPU,
 // busy or idle (the billed-GPU gauge, interval by interval).
@@ -70,7 +74,10 @@ func (s *Sim) clusterResult(c *cluster, horizon float64) BackendResult {
 	n := len(cs.batch)
 	tp := float64(c.spec.TensorParallel)
 	_, hours := s.gpuCost(c, horizon)
-	cr := &ClusterResult{Replicas: c.spec.Replicas, GPUs: c.spec.Replicas * c.spec.TensorParallel, GPU: c.spec.GPU, Model: c.spec.Model,
+	peak := c.spec.maxReplicas()
+	cr := &ClusterResult{Replicas: c.spec.Replicas, TensorParallel: c.spec.TensorParallel, GPUs: c.spec.Replicas * c.spec.TensorParallel,
+		PeakReplicas: peak, PeakGPUs: peak * c.spec.TensorParallel, GPU: c.gpuName, Model: c.modelName,
+		WeightDtype: c.spec.WeightDtype, KVCacheDtype: c.spec.KVCacheDtype, Scheduler: c.spec.Scheduler, ITL: itlQuantiles(c.cs.itl),
 		StepModel: c.spec.Step.Kind, KVBlocks: c.blocks, KVBlockTokens: c.bs, MaxNumSeqs: c.spec.MaxNumSeqs,
 		Steps: cs.steps, Preemptions: cs.preemptions, GPUHours: hours}
 	if c.spec.Step.Kind == "table" {
@@ -121,4 +128,14 @@ func (s *Sim) clusterResult(c *cluster, horizon float64) BackendResult {
 	cr.Series = se
 	b.Cluster = cr
 	return b
+}
+
+// itlQuantiles summarises the pooled inter-token gaps. The mean is left
+// out: spans add the same values in another order, and only the bucket
+// counts are order-free.
+func itlQuantiles(sk *sim.Sketch) Quantiles {
+	if sk.Count() == 0 {
+		return Quantiles{}
+	}
+	return Quantiles{Count: int64(sk.Count()), P50: sk.Quantile(0.5), P90: sk.Quantile(0.9), P95: sk.Quantile(0.95), P99: sk.Quantile(0.99), Max: sk.Max()}
 }

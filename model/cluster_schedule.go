@@ -11,6 +11,7 @@ const (
 	clFailStart   = 1 << 20
 	clFailEnd     = 2 << 20
 	clReady       = 3 << 20
+	clKick        = 4 << 20
 	clActionMask  = 0xF << 20
 	clArgumentMax = 1<<20 - 1
 )
@@ -100,6 +101,12 @@ func (s *Sim) clusterEvent(c *cluster, code uint32) {
 		rep.failures--
 		rep.failed = rep.failures > 0
 		if !rep.failed && (rep.state == repUp || rep.state == repDraining) {
+			s.startStep(c, rep)
+		}
+	case clKick:
+		rep := c.replicas[arg]
+		rep.kick = false
+		if !rep.busy {
 			s.startStep(c, rep)
 		}
 	case clReady:
@@ -208,6 +215,10 @@ func (s *Sim) failReplica(c *cluster, rep *replica, lose bool) {
 		sq.blocks, sq.prefix = 0, -1
 	}
 	rep.running = rep.running[:0]
+	rep.committed = 0
+	for _, id := range held {
+		s.seqs[id].reserve = 0
+	}
 	for rep.waitingLen() > 0 {
 		held = append(held, rep.popWaiting())
 		s.ser.queue.Add(now, -1)

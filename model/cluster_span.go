@@ -99,13 +99,25 @@ func (s *Sim) launchSpan(c *cluster, rep *replica, b *perf.Batch) bool {
 	// Iteration times, kept for syncSpan; the buffer is reused.
 	dts := rep.spanDT[:0]
 	t := now
-	for j := 0; j < m; j++ {
-		dt := c.step.StepTime(perf.Batch{Decode: b.Decode, Context: b.Context + float64(j*b.Decode)})
-		dts = append(dts, dt)
-		t += dt
+	if ss, ok := c.step.(perf.SpanStepper); ok {
+		if cap(dts) < m {
+			dts = make([]float64, m, maxSpan)
+		}
+		dts = dts[:m]
+		ss.DecodeSpan(b.Decode, b.Context, dts)
+		for _, dt := range dts {
+			t += dt
+		}
+	} else {
+		for j := 0; j < m; j++ {
+			dt := c.step.StepTime(perf.Batch{Decode: b.Decode, Context: b.Context + float64(j*b.Decode)})
+			dts = append(dts, dt)
+			t += dt
+		}
 	}
 	rep.spanDT = dts
 	rep.span.at = now + dts[0]
+	c.cs.itl.AddN(dts[0], uint64(b.Decode))
 	if !rep.busy {
 		rep.busy = true
 		c.cs.busyG.Add(now, 1)
@@ -133,6 +145,7 @@ func (s *Sim) syncSpan(c *cluster, rep *replica, t float64) {
 			rep.lastUsed = used
 		}
 		sp.at += rep.spanDT[sp.applied]
+		c.cs.itl.AddN(rep.spanDT[sp.applied], uint64(sp.dec))
 		sp.applied++
 	}
 }

@@ -13,6 +13,9 @@ type clusterStats struct {
 	batch, kv, wait, busy []float64 // per-interval time-weighted means
 	batchMax              []float64
 	outTok                []int64 // output tokens completed per interval
+	// itl pools the gaps between tokens: every iteration's time once for
+	// each sequence that decodes in it.
+	itl *sim.Sketch
 }
 
 // maxReplicaSeries bounds the clusters whose replicas get series of
@@ -21,7 +24,8 @@ const maxReplicaSeries = 32
 
 func newClusterStats(n int) *clusterStats {
 	return &clusterStats{preemptPer: make([]int64, n), batch: make([]float64, n), kv: make([]float64, n),
-		wait: make([]float64, n), busy: make([]float64, n), batchMax: make([]float64, n), gpus: make([]float64, n), outTok: make([]int64, n)}
+		wait: make([]float64, n), busy: make([]float64, n), batchMax: make([]float64, n), gpus: make([]float64, n), outTok: make([]int64, n),
+		itl: sim.NewSketch()}
 }
 
 func (cs *clusterStats) preempt(iv int) {

@@ -16,7 +16,7 @@ func (s *Sim) sendCluster(id int32, iv int) {
 		s.reject(id, rsQueueFull, 1, iv)
 		return
 	}
-	if int(r.input)+w.maxTok > c.maxTokens() {
+	if int(r.input)+askMax(r, w) > c.maxTokens() {
 		// Like an engine's max_model_len check: it could never be served.
 		s.reject(id, rsTooLarge, 0, iv)
 		return
@@ -35,7 +35,13 @@ func (s *Sim) sendCluster(id int32, iv int) {
 		rep.waiting.pushBack(id)
 	}
 	if !rep.busy {
-		s.startStep(c, rep)
+		// Start at the end of this instant, so that every request arriving
+		// at the same time joins the same first iteration (vLLM schedules
+		// all waiting requests that fit at each step).
+		if !rep.kick {
+			rep.kick = true
+			s.eng.Schedule(now, evCluster, int32(c.idx), uint32(clKick|rep.idx))
+		}
 	} else if rep.span.on && len(rep.running) < c.maxSeqs {
 		s.cutSpan(c, rep) // it can join at the next iteration
 	}
@@ -69,6 +75,7 @@ func (s *Sim) startStep(c *cluster, rep *replica) {
 		return
 	}
 	budget := c.spec.MaxNumBatchedTokens
+	rep.preempted = false
 	var b perf.Batch
 	if !s.refStepping && s.fastStart(c, rep, &budget, &b) {
 		rep.fast = true
@@ -133,6 +140,9 @@ func (s *Sim) admitWaiting(c *cluster, rep *replica, budgetp *int, b *perf.Batch
 	now := s.eng.Now()
 	budget := *budgetp
 	defer func() { *budgetp = budget }()
+	if rep.preempted {
+		return // vLLM admits nothing in an iteration that had to preempt
+	}
 	for len(rep.running) < c.maxSeqs && budget > 0 {
 		id, ok := rep.nextWaiting()
 		if !ok {
@@ -166,24 +176,45 @@ func (s *Sim) admitWaiting(c *cluster, rep *replica, budgetp *int, b *perf.Batch
 			}
 			ch = rem
 		}
-		tokens := computed + ch
+		// Blocks for the whole prompt at admission (as vLLM's block manager
+		// requires before admitting a prompt), even when the iteration
+		// computes only a chunk of it: a long prompt admitted on a chunk's
+		// blocks would be preempted as soon as its later chunks need theirs.
+		tokens := int(sq.target)
 		if c.spec.KV.Allocation == "contiguous" {
-			tokens = int(r.input) + w.maxTok // the whole length it may reach
+			tokens = int(r.input) + askMax(r, w) // the whole length it may reach
 			if c.spec.KV.MaxModelLen > 0 {
 				tokens = c.spec.KV.MaxModelLen
 			}
 		}
 		need := blocksFor(tokens, c.bs) - shared - int(sq.blocks)
+		reserve := 0
+		if c.noEvict {
+			// Guaranteed no eviction: the blocks it may ever need beside
+			// what every running request may still need.
+			reserve = blocksFor(int(r.input)+w.maxTok, c.bs) - shared
+			if rep.committed+reserve+rep.pinnedPrefixBlocks(key, shared) > c.blocks {
+				break
+			}
+		}
 		var e *prefixEntry
 		if shared > 0 {
 			e = rep.prefixes[key]
 			e.refs++ // pinned, so making room cannot evict it
 		}
-		if need > rep.free && !s.evictPrefixes(rep, need) {
+		keep := need + c.watermark // a new admission leaves the watermark free
+		if c.noEvict {
+			keep = need
+		}
+		if keep > rep.free && !s.evictPrefixes(rep, keep) {
 			if e != nil {
 				e.refs--
 			}
 			break
+		}
+		if reserve > 0 {
+			rep.committed += reserve
+			sq.reserve = int32(reserve)
 		}
 		rep.popWaiting()
 		s.ser.queue.Add(now, -1)
@@ -195,7 +226,7 @@ func (s *Sim) admitWaiting(c *cluster, rep *replica, budgetp *int, b *perf.Batch
 		}
 		if e != nil {
 			e.lastUse = now
-			sq.prefix = int32(key)
+			sq.prefix, sq.shared = int32(key), e.blocks
 		}
 		sq.computed = int32(computed)
 		if !sq.started {
@@ -228,6 +259,9 @@ func (s *Sim) launch(c *cluster, rep *replica, b *perf.Batch) {
 		return
 	}
 	dt := c.step.StepTime(*b)
+	if b.Decode > 0 && !c.static {
+		c.cs.itl.AddN(dt, uint64(b.Decode))
+	}
 	if !rep.busy {
 		rep.busy = true
 		c.cs.busyG.Add(now, 1)
@@ -245,7 +279,7 @@ func (s *Sim) ensureBlocks(c *cluster, rep *replica, id int32, pos, tokens int) 
 	sq := &s.seqs[id]
 	shared := 0
 	if sq.prefix >= 0 {
-		shared = int(rep.prefixes[int64(sq.prefix)].blocks)
+		shared = int(sq.shared)
 	}
 	need := blocksFor(tokens, c.bs) - shared - int(sq.blocks)
 	if need <= 0 {
@@ -304,11 +338,14 @@ func (s *Sim) preempt(c *cluster, rep *replica, pos int) {
 	c.cs.waitG.Add(now, 1)
 	rep.waitG.Add(now, 1)
 	c.cs.preempt(s.interval(now))
+	rep.preempted = true
 }
 
 func (s *Sim) releaseKV(rep *replica, sq *seqState) {
 	rep.free += int(sq.blocks)
 	sq.blocks = 0
+	rep.committed -= int(sq.reserve)
+	sq.reserve = 0
 	if sq.prefix >= 0 {
 		if e := rep.prefixes[int64(sq.prefix)]; e != nil {
 			e.refs--
@@ -392,7 +429,7 @@ func (s *Sim) registerPrefix(c *cluster, rep *replica, id int32) {
 	if sq.prefix >= 0 {
 		return
 	}
-	nb := s.wls[r.wl].spec.Tokens.SharedPrefix / c.bs
+	nb := s.sharedPrefix(r) / c.bs
 	if nb <= 0 || int(sq.blocks) < nb {
 		return
 	}
@@ -402,7 +439,7 @@ func (s *Sim) registerPrefix(c *cluster, rep *replica, id int32) {
 	}
 	rep.prefixes[key] = &prefixEntry{key: key, blocks: int32(nb), refs: 1, lastUse: s.eng.Now()}
 	sq.blocks -= int32(nb)
-	sq.prefix = int32(key)
+	sq.prefix, sq.shared = int32(key), int32(nb)
 }
 
 // completeCluster records a request served by a cluster. GPU time is
@@ -465,4 +502,17 @@ func (s *Sim) clusterGauges(c *cluster, rep *replica) {
 		rep.kvG.Set(now, float64(used))
 		rep.lastUsed = used
 	}
+}
+
+// pinnedPrefixBlocks is the blocks of cached prefixes that cannot be
+// evicted: those running sequences use, and the entry key an admission
+// sharing its first shared blocks would pin.
+func (rep *replica) pinnedPrefixBlocks(key int64, shared int) int {
+	n := 0
+	for k, e := range rep.prefixes {
+		if e.refs > 0 || k == key && shared > 0 {
+			n += int(e.blocks)
+		}
+	}
+	return n
 }

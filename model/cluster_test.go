@@ -1,8 +1,12 @@
 package model
 
 import (
+	"context"
 	"math"
+	"strings"
 	"testing"
+
+	"pgregory.net/rapid"
 
 	"github.com/headroom-sim/headroom/workloads"
 )
@@ -180,4 +184,140 @@ func TestReservedBilling(t *testing.T) {
 	r := mustRun(t, c)
 	within(t, "reserved GPU hours", r.Backends[0].Cluster.GPUHours, 96, 1e-9)
 	within(t, "reserved cost", r.Summary.Cost.Total, 192, 1e-9)
+}
+
+// N requests arriving at the same instant at an idle replica with room for
+// all join one iteration and get the same TTFT: one prefill step of all
+// N prompts (a batch of 2 does not give the second twice the first's).
+func TestSameInstantArrivalsShareAnIteration(t *testing.T) {
+	c := clusterConfig(0, 256, 4, "iteration", []float64{1, 64}, []float64{0.010, 0.020}, 64, 100000)
+	c.Duration = 10
+	c.Workloads[0].Demand = workloads.DemandSpec{Count: 8, At: 1}
+	c.Workloads[0].Client.MaxConcurrency = 0
+	c.Clusters[0].Step.PrefillPerToken = 0
+	r := mustRun(t, c)
+	q := r.Summary.Latency.TTFT
+	if q.Count != 8 || q.P50 != q.Max || math.Abs(q.Max-(0.010+0.010*7/63)) > 1e-9 {
+		t.Fatalf("TTFT %+v, want 8 identical of 11.1 ms (one iteration of batch 8 on the table)", q)
+	}
+}
+
+// Inter-token latency pools the iteration times over the sequences that
+// decode in them: with a flat 20 ms step, every gap is 20 ms.
+func TestITLIsTheIterationTime(t *testing.T) {
+	c := clusterConfig(5, 100, 50, "iteration", []float64{1, 64}, []float64{0.020, 0.020}, 64, 100000)
+	c.Duration = 120
+	r := mustRun(t, c)
+	itl := r.Backends[0].Cluster.ITL
+	if itl.Count == 0 || math.Abs(itl.P50-0.020) > 0.0002 || math.Abs(itl.P99-0.020) > 0.0002 {
+		t.Fatalf("ITL %+v, want every gap 20 ms", itl)
+	}
+	// Each of ~600 requests has 49 gaps after its first token.
+	if n := float64(itl.Count) / float64(r.Summary.Requests.Completed); n < 48 || n > 50 {
+		t.Errorf("%.1f gaps per request, want about 49", n)
+	}
+}
+
+// Long contexts under paged KV: vLLM-style scheduling preempts, the
+// no-evict scheduler (admit only what can finish) never does, and both
+// lose no request.
+func TestNoEvictNeverPreempts(t *testing.T) {
+	for _, sched := range []string{"vllm", "no-evict"} {
+		c := clusterConfig(2, 4000, 800, "iteration", []float64{1, 64}, []float64{0.010, 0.030}, 64, 3000)
+		c.Workloads[0].Tokens.MaxTokens = 1000
+		c.Duration = 600
+		c.Clusters[0].Scheduler = sched
+		r := mustRun(t, c)
+		cl := r.Backends[0].Cluster
+		q := r.Summary.Requests
+		if q.Offered != q.Completed+q.InFlightAtEnd+q.Failed || q.Failed != 0 {
+			t.Fatalf("%s: requests %+v", sched, q)
+		}
+		if sched == "no-evict" && cl.Preemptions != 0 {
+			t.Errorf("no-evict preempted %d times", cl.Preemptions)
+		}
+		if sched == "vllm" && cl.Preemptions == 0 {
+			t.Errorf("vllm never preempted; the test does not exercise eviction")
+		}
+		t.Logf("%s: %d preemptions, %d completed", sched, cl.Preemptions, q.Completed)
+	}
+}
+
+// No-evict scheduling never preempts, on random loaded clusters.
+func TestNoEvictNeverPreemptsProperty(t *testing.T) {
+	rapid.Check(t, func(t *rapid.T) {
+		cfg := genClusterConfig(t)
+		cfg.Clusters[0].Scheduler = "no-evict"
+		cfg.Clusters[0].Failures = nil
+		s, err := Build(cfg)
+		if err != nil {
+			t.Fatal(err)
+		}
+		r, err := s.Run(context.Background())
+		if err != nil {
+			t.Fatal(err)
+		}
+		if p := r.Backends[0].Cluster.Preemptions; p != 0 {
+			t.Fatalf("no-evict preempted %d times", p)
+		}
+	})
+}
+
+// tensor_parallel must split the model's heads (and KV heads), as vLLM requires.
+func TestTensorParallelMustDivideHeads(t *testing.T) {
+	c := clusterConfig(1, 100, 10, "iteration", []float64{1}, []float64{0.01}, 8, 1000)
+	c.Clusters[0].GPU, c.Clusters[0].Model, c.Clusters[0].TensorParallel = "H100-SXM", "llama-3.1-70b", 3
+	_, err := Build(c)
+	if err == nil || !strings.Contains(err.Error(), "tensor_parallel") || !strings.Contains(err.Error(), "64 attention heads") {
+		t.Fatalf("TP 3 of a 64-head model: %v", err)
+	}
+	c.Clusters[0].TensorParallel = 16 // 8 KV heads, each replicated on 2 ranks: allowed
+	if _, err := Build(c); err != nil {
+		t.Fatalf("TP 16: %v", err)
+	}
+}
+
+// Results count hardware: replicas × TP = GPUs, at the peak of a schedule
+// too, and GPU-hours come from GPUs.
+func TestClusterResultCountsGPUs(t *testing.T) {
+	c := clusterConfig(1, 100, 10, "iteration", []float64{1}, []float64{0.01}, 8, 1000)
+	c.Duration, c.Interval = 7200, 600
+	c.Clusters[0].GPU, c.Clusters[0].Model, c.Clusters[0].TensorParallel, c.Clusters[0].Replicas = "H100-SXM", "llama-3.1-70b", 8, 6
+	c.Clusters[0].ModelSpec = ModelOverride{Name: "our-70b-finetune"}
+	r := mustRun(t, c)
+	cl := r.Backends[0].Cluster
+	if cl.GPUs != 48 || cl.TensorParallel != 8 || cl.PeakGPUs != 48 || cl.Model != "our-70b-finetune" || cl.GPU != "H100-SXM" {
+		t.Fatalf("cluster %d GPUs, TP %d, peak %d, model %q", cl.GPUs, cl.TensorParallel, cl.PeakGPUs, cl.Model)
+	}
+	within(t, "GPU-hours", cl.GPUHours, 48*2, 1e-9)
+	c.Clusters[0].ModelSpec = ModelOverride{Layers: 40}
+	if r := mustRun(t, c); r.Backends[0].Cluster.Model != "llama-3.1-70b (modified by model_spec)" {
+		t.Errorf("a modified model is labelled %q", r.Backends[0].Cluster.Model)
+	}
+}
+
+// Long contexts (20,000 in, 2,000 out) on one H100 under paged KV: with
+// the whole prompt's blocks taken at admission and no admission in an
+// iteration that preempted, vLLM-style scheduling preempts rarely, and
+// serves within 5% of what guaranteed-no-evict scheduling serves.
+func TestLongContextsDoNotThrash(t *testing.T) {
+	done := map[string]int64{}
+	for _, sched := range []string{"vllm", "no-evict"} {
+		c := clusterConfig(1, 20000, 2000, "iteration", nil, nil, 256, 0)
+		c.Clusters[0].Step = StepSpec{}
+		c.Clusters[0].KV = KVSpec{}
+		c.Clusters[0].GPU, c.Clusters[0].Model, c.Clusters[0].Scheduler = "H100-SXM", "llama-3.1-8b", sched
+		c.Workloads[0].Tokens.MaxTokens = 2000
+		r := mustRun(t, c)
+		cl := r.Backends[0].Cluster
+		q := r.Summary.Requests
+		done[sched] = q.Completed
+		if per := float64(cl.Preemptions) / float64(q.Completed); per > 0.5 {
+			t.Errorf("%s: %.2f preemptions per completed request", sched, per)
+		}
+		t.Logf("%s: %d preemptions, %d completed", sched, cl.Preemptions, q.Completed)
+	}
+	if float64(done["vllm"]) < 0.95*float64(done["no-evict"]) {
+		t.Errorf("vllm completed %d, no-evict %d", done["vllm"], done["no-evict"])
+	}
 }

@@ -46,6 +46,7 @@ func (s *Sim) complete(id int32, tally *tokenTally) {
 	}
 	if (w.slo[0] == 0 || ttft <= w.slo[0]) && (w.slo[1] == 0 || tpot <= w.slo[1]) && (w.slo[2] == 0 || e2e <= w.slo[2]) {
 		st.good++
+		s.ser.arrGood[s.interval(r.arrival)]++
 	}
 	if now > st.lastDone {
 		st.lastDone = now
@@ -56,5 +57,6 @@ func (s *Sim) complete(id int32, tally *tokenTally) {
 	s.ser.outputTok[iv] += tally.output
 	s.ser.cost[iv] += tally.costIn + tally.costW + tally.costR + tally.costOut
 	s.ser.latency(s.interval(r.arrival), ttft, qwait)
+	s.observeDone(id, tally)
 	s.finish(id, w)
 }

@@ -240,7 +240,7 @@ func (s *Sim) gwAdmit(id int32, iv int) bool {
 		s.gwReject(id, key, rsGwStoreDown, g.retryAfter(o.to-now), iv)
 		return false
 	}
-	units := g.gwUnits(int(r.input), w.maxTok)
+	units := g.gwUnits(int(r.input), askMax(r, w))
 	// A reservation larger than a bucket can never succeed: 400, not 429.
 	if (t.bucket != nil && units > t.bucket.size) || (key != nil && key.bucket != nil && units > key.bucket.size) {
 		s.gwReject(id, key, rsGwTooLarge, 0, iv)

@@ -42,7 +42,7 @@ func (s *Sim) sendTo(id int32, iv int) {
 	t := &w.targets[r.tgt]
 	now := s.eng.Now()
 	t.bstats.attempts++
-	r.maxTok = int32(t.maxTok)
+	r.maxTok = int32(maxOut(r, t))
 	if w.route != nil {
 		w.route.stats.Targets[r.tgt].Sent++
 	}
@@ -64,12 +64,15 @@ func (s *Sim) sendTo(id int32, iv int) {
 		return
 	}
 	lm := &s.lims[id]
-	read, write := p.cacheSplit(int(r.wl), int(r.prefix), w.spec.Tokens.SharedPrefix, int(r.input), now)
+	read, write := p.cacheSplit(int(r.wl), int(r.prefix), s.sharedPrefix(r), int(r.input), now)
 	uncached := int(r.input) - read - write
 	ok, dim, wait := true, 0, 0.0
 	if !p.org.empty {
 		lm.orgCharge = p.org.chargeFor(uncached, write, read, int(r.maxTok))
 		ok, dim, wait = p.org.check(now, &lm.orgCharge)
+	}
+	if r.attempts == 1 {
+		s.offerDemand(p, t.key, id, uncached, write, read)
 	}
 	scope, rsBase := 0, 0
 	if ok && t.key >= 0 {
@@ -137,6 +140,7 @@ func (s *Sim) serve(id int32) {
 		e2e += p.lat.tpotDraw(p.rngLat) * float64(r.output-1)
 	}
 	s.eng.Schedule(now+e2e, evDone, id, r.gen)
+	s.observeStart(id, e2e)
 }
 
 // sendBatch submits a request to the provider's batch lane.

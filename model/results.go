@@ -22,7 +22,11 @@ type Results struct {
 	Routes      []RouteResult   `json:"routes,omitempty"`
 	Gateway     *GatewayResult  `json:"gateway,omitempty"`
 	Series      Series          `json:"series"`
-	Verdict     []string        `json:"verdict"`
+	// Findings are what a planner reads first, as data (findings.go).
+	Findings Findings `json:"findings"`
+	// Verdict is the findings in words. The model leaves it empty: the
+	// report writes it (report.Verdict) when it assembles a document.
+	Verdict []string `json:"verdict"`
 }
 
 // Summary is one group's totals (the whole run, a workload or a tenant).
@@ -121,6 +125,9 @@ type Goodput struct {
 type GroupResult struct {
 	Name    string  `json:"name"`
 	Summary Summary `json:"summary"`
+	// Curves are the workload's latency distributions at fixed shares
+	// (workloads only; omitted for tenants and priorities).
+	Curves *LatencyCurves `json:"curves,omitempty"`
 }
 
 // BackendResult is what one backend saw.
@@ -143,16 +150,35 @@ type BackendResult struct {
 
 // ClusterResult is what a self-hosted GPU cluster did.
 type ClusterResult struct {
-	Replicas      int    `json:"replicas"`
-	GPUs          int    `json:"gpus"`
-	GPU           string `json:"gpu"`
-	Model         string `json:"model"`
-	StepModel     string `json:"step_model"`
-	KVBlocks      int    `json:"kv_blocks_per_replica"`
-	KVBlockTokens int    `json:"kv_block_tokens"`
-	MaxNumSeqs    int    `json:"max_num_seqs"`
-	Steps         int64  `json:"steps"`
-	Preemptions   int64  `json:"preemptions"`
+	// Replicas is the replica count as written; TensorParallel the GPUs of
+	// each; GPUs = Replicas × TensorParallel. PeakReplicas and PeakGPUs are
+	// the most the cluster ever has (a schedule may add replicas).
+	Replicas       int `json:"replicas"`
+	TensorParallel int `json:"tensor_parallel"`
+	GPUs           int `json:"gpus"`
+	PeakReplicas   int `json:"peak_replicas"`
+	PeakGPUs       int `json:"peak_gpus"`
+	// GPU and Model name the hardware: catalogue names, the names given in
+	// gpu_spec/model_spec, or a catalogue name marked as modified.
+	GPU   string `json:"gpu"`
+	Model string `json:"model"`
+	// WeightDtype and KVCacheDtype are as written ("" for the checkpoint's);
+	// Scheduler is vllm or no-evict.
+	WeightDtype  string `json:"weight_dtype,omitempty"`
+	KVCacheDtype string `json:"kv_cache_dtype,omitempty"`
+	Scheduler    string `json:"scheduler"`
+	// ITL is the inter-token latency as vLLM's benchmark reports it: the
+	// gaps between consecutive tokens of a request, pooled over requests,
+	// computed from each iteration's time weighted by the sequences that
+	// decode in it (count, p50, p90, p95, p99 and max; no mean). Empty for
+	// static batches.
+	ITL           Quantiles `json:"itl"`
+	StepModel     string    `json:"step_model"`
+	KVBlocks      int       `json:"kv_blocks_per_replica"`
+	KVBlockTokens int       `json:"kv_block_tokens"`
+	MaxNumSeqs    int       `json:"max_num_seqs"`
+	Steps         int64     `json:"steps"`
+	Preemptions   int64     `json:"preemptions"`
 	// MeanBatch is the time-weighted mean of running sequences per replica;
 	// PeakBatch the largest interval maximum of the whole cluster's running
 	// sequences, per replica.
@@ -162,7 +188,8 @@ type ClusterResult struct {
 	MeanKVUse float64 `json:"mean_kv_use"`
 	// Utilization is the share of replica-time spent running iterations.
 	Utilization float64 `json:"utilization"`
-	// GPUHours are billed hours, idle included.
+	// GPUHours are billed GPU-hours (provisioned replicas × TensorParallel
+	// over time), idle included.
 	GPUHours                 float64       `json:"gpu_hours"`
 	OutputTokensPerGPUSecond float64       `json:"output_tokens_per_gpu_s"`
 	CostPerMillionTokens     float64       `json:"cost_per_million_tokens"`
@@ -220,6 +247,13 @@ type LimitResult struct {
 	PeakUse float64 `json:"peak_use"`
 	// Binding is true when this dimension refused the most attempts.
 	Binding bool `json:"binding"`
+	// PeakDemand is the largest share of the limit the traffic offered in
+	// one interval, whether admitted or not (demand.go): 3.6 means the
+	// requests that arrived in that interval asked for 3.6 times what the
+	// limit allows. PeakDemandIntervalS starts that interval (0 for a
+	// per-day limit, whose demand is over the whole run).
+	PeakDemand          float64 `json:"peak_demand"`
+	PeakDemandIntervalS float64 `json:"peak_demand_interval_s"`
 }
 
 // Series is the per-interval time series. Every array has one value per

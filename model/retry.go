@@ -52,8 +52,11 @@ var retryPresets = map[string]RetrySpec{
 	// anthropic-sdk-python: same backoff; Retry-After honoured up to 60 s,
 	// longer falls back to backoff; 529 is retried.
 	"anthropic-python": {Policy: "exponential", Base: 0.5, Max: 8, Multiplier: 2, Jitter: "sdk", MaxAttempts: 3, RetryAfter: "honor", RetryAfterCap: 60, OverCap: "backoff"},
-	// openai-go: Retry-After honoured but clamped to 8 s (MaxRetryDelay).
-	"openai-go": {Policy: "exponential", Base: 0.5, Max: 8, Multiplier: 2, Jitter: "sdk", MaxAttempts: 3, RetryAfter: "honor", RetryAfterCap: 8, OverCap: "clamp"},
+	// openai-go v3 (internal/requestconfig): backoff capped at 8 s
+	// (DefaultMaxServerDelay); Retry-After honoured up to 2 minutes
+	// (defaultMaxRetryAfterDelay), longer means no retry: the 429 is
+	// returned. Checked against the SDK by model/serve's closed-loop test.
+	"openai-go": {Policy: "exponential", Base: 0.5, Max: 8, Multiplier: 2, Jitter: "sdk", MaxAttempts: 3, RetryAfter: "honor", RetryAfterCap: 120, OverCap: "give-up"},
 	// anthropic-sdk-go: Retry-After honoured uncapped.
 	"anthropic-go": {Policy: "exponential", Base: 0.5, Max: 8, Multiplier: 2, Jitter: "sdk", MaxAttempts: 3, RetryAfter: "honor", OverCap: "backoff"},
 	// google-genai (python): no retries by default.

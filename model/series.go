@@ -11,6 +11,10 @@ type seriesStats struct {
 	ttft, qwait                         []*sim.Sketch
 	inputTok, outputTok                 []int64
 	cost                                []float64
+	// arrFailed and arrGood count the requests that failed, and those
+	// that completed meeting their SLOs, by the interval they arrived in
+	// (the peak window's figures, findings.go).
+	arrFailed, arrGood []int64
 }
 
 func newSeriesStats(n int) *seriesStats {
@@ -19,6 +23,7 @@ func newSeriesStats(n int) *seriesStats {
 		inFlightMean: make([]float64, n), queueMean: make([]float64, n),
 		ttft: make([]*sim.Sketch, n), qwait: make([]*sim.Sketch, n),
 		inputTok: make([]int64, n), outputTok: make([]int64, n), cost: make([]float64, n),
+		arrFailed: make([]int64, n), arrGood: make([]int64, n),
 	}
 	return s
 }

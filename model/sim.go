@@ -65,6 +65,8 @@ type request struct {
 	ttftSvc   float64
 	prevDelay float64
 	retryAft  float64
+	ask       int32 // the client's own max_tokens (live requests; 0: the workload's)
+	share     int32 // its shared prefix in tokens (live requests; see sharedPrefix)
 }
 
 // reqLimits is what a request was charged under each scope, kept apart
@@ -134,6 +136,7 @@ type Sim struct {
 	live    int64
 	ser     *seriesStats
 	ran     bool
+	driver  *liveState // set when the simulation is driven live (live.go)
 }
 
 // Build wires a configuration into a simulation. A configuration that

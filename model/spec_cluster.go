@@ -3,6 +3,7 @@ package model
 import (
 	"fmt"
 
+	"github.com/headroom-sim/headroom/model/perf"
 	"github.com/headroom-sim/headroom/scenarios/schema"
 	"github.com/headroom-sim/headroom/workloads"
 )
@@ -15,8 +16,25 @@ type ClusterSpec struct {
 	Replicas int    `toml:"replicas" range:"[0,100000]" default:"0" doc:"identical replicas behind one router; 0 switches the cluster off (no cost), and no traffic may then depend on it alone"`
 	GPU      string `toml:"gpu" doc:"a catalogue GPU (headroom catalogue), for the roofline and the KV capacity"`
 	Model    string `toml:"model" doc:"a catalogue model, the one served"`
-	// TensorParallel is GPUs per replica (default 1).
-	TensorParallel int `toml:"tensor_parallel" unit:"GPUs" range:"[1,64]" default:"1" doc:"GPUs per replica; divides compute and bandwidth time, multiplies memory"`
+	// TensorParallel is GPUs per replica (default 1); it must divide the
+	// model's attention heads, and divide or be a multiple of its KV heads.
+	TensorParallel int `toml:"tensor_parallel" unit:"GPUs" range:"[1,64]" default:"1" doc:"GPUs per replica; must divide the model's attention heads, and divide or be a multiple of its KV heads"`
+	// WeightDtype is how the weights are stored: bf16, fp16, fp8 (FP8
+	// weights and activations, on FP8 tensor cores where the GPU has them),
+	// int8 or int4 (weight-only, computed in 16 bits). Default: the
+	// checkpoint's (model_spec.dtype_bytes, or the catalogue's).
+	WeightDtype string `toml:"weight_dtype" enum:"bf16|fp16|fp8|int8|int4" noun:"weight dtype" default:"the checkpoint's" doc:"how the weights are stored: fp8 runs on FP8 tensor cores where the GPU has them; int8 and int4 are weight-only, computed in 16 bits"`
+	// KVCacheDtype is the KV cache's element type: bf16, fp16 or fp8
+	// (default: the checkpoint's).
+	KVCacheDtype string `toml:"kv_cache_dtype" enum:"bf16|fp16|fp8" noun:"KV cache dtype" default:"the checkpoint's" doc:"the KV cache's element type"`
+	// Scheduler is how a replica admits and evicts: "vllm" (default:
+	// chunked prefill, a token budget, admission while free blocks stay
+	// above kv.watermark, recompute preemption when a running sequence
+	// needs a block, no admission in an iteration that preempted) or
+	// "no-evict" (TensorRT-LLM's guaranteed-no-evict: a request is admitted
+	// only when the blocks of its prompt plus max_tokens are free beside
+	// every running request's, so nothing is ever preempted).
+	Scheduler string `toml:"scheduler" enum:"vllm|no-evict" noun:"scheduler" default:"vllm" doc:"vllm: token budget, admission above the free-block watermark, recompute preemption; no-evict (TensorRT-LLM's guaranteed-no-evict): admit only what can finish, never preempt"`
 	// GPUSpec and ModelSpec override catalogue figures.
 	GPUSpec   GPUOverride   `toml:"gpu_spec" doc:"overrides of the catalogue GPU's figures (0 keeps them)"`
 	ModelSpec ModelOverride `toml:"model_spec" doc:"overrides of the catalogue model's figures (0 keeps them)"`
@@ -65,20 +83,31 @@ type FailureSpec struct {
 
 // GPUOverride replaces catalogue GPU figures; zero keeps the catalogue's.
 type GPUOverride struct {
-	TFLOPS       float64 `toml:"tflops" unit:"TFLOP/s" range:"[0,1e6]" default:"the catalogue's" doc:"dense BF16 throughput"`
-	BandwidthGBs float64 `toml:"bandwidth_gbs" unit:"GB/s" range:"[0,1e7]" default:"the catalogue's" doc:"memory bandwidth"`
+	Name         string  `toml:"name" default:"the catalogue name, marked as changed" doc:"what results call the GPU"`
+	TFLOPS       float64 `toml:"tflops" unit:"TFLOP/s" range:"[0,1e5]" default:"the catalogue's" doc:"dense BF16 throughput"`
+	FP8TFLOPS    float64 `toml:"fp8_tflops" unit:"TFLOP/s" range:"[0,1e5]" default:"the catalogue's" doc:"dense FP8 throughput"`
+	BandwidthGBs float64 `toml:"bandwidth_gbs" unit:"GB/s" range:"[0,1e6]" default:"the catalogue's" doc:"memory bandwidth"`
 	MemoryGB     float64 `toml:"memory_gb" unit:"GB" range:"[0,1e5]" default:"the catalogue's" doc:"memory per GPU"`
+	// InterconnectGBs is GPU-to-GPU bandwidth, one way.
+	InterconnectGBs float64 `toml:"interconnect_gbs" unit:"GB/s" range:"[0,1e5]" default:"the catalogue's" doc:"GPU-to-GPU bandwidth, one way, for tensor-parallel all-reduces"`
 }
 
 // ModelOverride replaces catalogue model figures; zero keeps the catalogue's.
 type ModelOverride struct {
-	Params     float64 `toml:"params" range:"[0,1e15]" default:"the catalogue's" doc:"total parameters"`
-	Layers     int     `toml:"layers" range:"[0,10000]" default:"the catalogue's" doc:"transformer layers"`
-	Hidden     int     `toml:"hidden" range:"[0,1000000]" default:"the catalogue's" doc:"hidden size"`
-	Heads      int     `toml:"heads" range:"[0,100000]" default:"the catalogue's" doc:"attention heads"`
-	KVHeads    int     `toml:"kv_heads" range:"[0,100000]" default:"the catalogue's" doc:"key-value heads"`
-	HeadDim    int     `toml:"head_dim" range:"[0,100000]" default:"the catalogue's" doc:"dimension of a head"`
-	DtypeBytes float64 `toml:"dtype_bytes" unit:"bytes" range:"[0,16]" default:"the catalogue's" doc:"bytes per weight and KV element"`
+	Name            string  `toml:"name" default:"the catalogue name, marked as changed" doc:"what results call the model"`
+	Params          float64 `toml:"params" range:"[0,1e14]" default:"the catalogue's" doc:"total parameters (all experts)"`
+	ActiveParams    float64 `toml:"active_params" range:"[0,1e14]" default:"params, or the catalogue's for a mixture of experts" doc:"parameters used per token"`
+	Experts         int     `toml:"experts" range:"[0,10000000]" default:"the catalogue's" doc:"routed experts per layer (mixture of experts)"`
+	ExpertsPerToken int     `toml:"experts_per_token" range:"[0,10000000]" default:"the catalogue's" doc:"routed experts each token uses (top-k)"`
+	Layers          int     `toml:"layers" range:"[0,10000000]" default:"the catalogue's" doc:"transformer layers"`
+	Hidden          int     `toml:"hidden" range:"[0,10000000]" default:"the catalogue's" doc:"hidden size"`
+	Heads           int     `toml:"heads" range:"[0,10000000]" default:"the catalogue's" doc:"attention heads"`
+	KVHeads         int     `toml:"kv_heads" range:"[0,10000000]" default:"the catalogue's" doc:"key-value heads"`
+	HeadDim         int     `toml:"head_dim" range:"[0,10000000]" default:"the catalogue's" doc:"dimension of a head"`
+	KVDim           int     `toml:"kv_dim" range:"[0,10000000]" default:"the catalogue's" doc:"latent KV elements per layer and token, held whole by every rank (multi-head latent attention)"`
+	FFN             int     `toml:"ffn" range:"[0,10000000]" default:"the catalogue's" doc:"feed-forward width (per expert for a mixture of experts)"`
+	Vocab           int     `toml:"vocab" range:"[0,10000000]" default:"the catalogue's" doc:"vocabulary size"`
+	DtypeBytes      float64 `toml:"dtype_bytes" unit:"bytes" range:"[0,8]" default:"the catalogue's" doc:"bytes per weight and KV element of the checkpoint"`
 }
 
 // StepSpec chooses how long one engine iteration takes.
@@ -98,9 +127,19 @@ type StepSpec struct {
 	PrefillPerToken workloads.Duration `toml:"prefill_per_token" range:"[0s,1s]" default:"0" doc:"table: added per prefill token"`
 	PerContextToken workloads.Duration `toml:"per_context_token" range:"[0s,1s]" default:"0" doc:"table: added per KV token read"`
 	// Roofline efficiency factors and fixed overhead per iteration.
-	ComputeEff   float64            `toml:"compute_efficiency" range:"(0,1]" default:"0.5" doc:"roofline: share of dense BF16 throughput achieved"`
-	BandwidthEff float64            `toml:"bandwidth_efficiency" range:"(0,1]" default:"0.7" doc:"roofline: share of memory bandwidth achieved"`
-	Overhead     workloads.Duration `toml:"overhead" range:"[0s,1s]" default:"0" doc:"fixed time per iteration"`
+	ComputeEff   float64            `toml:"compute_efficiency" range:"(0,1]" default:"fitted (headroom catalogue)" doc:"roofline: share of dense throughput the large GEMMs achieve"`
+	BandwidthEff float64            `toml:"bandwidth_efficiency" range:"(0,1]" default:"fitted (headroom catalogue)" doc:"roofline: share of memory bandwidth achieved"`
+	Overhead     workloads.Duration `toml:"overhead" range:"[0s,1h]" default:"0" doc:"fixed time per iteration"`
+	// Roofline costs per layer and per sequence of each iteration, and per
+	// step of a ring all-reduce (nil: the fitted defaults).
+	OverheadPerLayer  *workloads.Duration `toml:"overhead_per_layer" range:"[0s,100ms]" default:"fitted" doc:"roofline: fixed cost per layer of each iteration (kernel launches)"`
+	OverheadPerSeq    *workloads.Duration `toml:"overhead_per_seq" range:"[0s,100ms]" default:"fitted" doc:"roofline: cost per sequence of each iteration (sampling, scheduling)"`
+	CollectiveLatency *workloads.Duration `toml:"collective_latency" range:"[0s,10ms]" default:"fitted" doc:"roofline: latency of one step of a ring all-reduce"`
+	// InterconnectEff is the achieved share of the GPU link in all-reduces.
+	InterconnectEff float64 `toml:"interconnect_efficiency" range:"(0,1]" default:"1" doc:"roofline: share of the GPU link achieved in all-reduces"`
+	// Knee joins the linear layers' compute and memory times: "smooth"
+	// (default, sqrt(C² + M²)) or "max".
+	Knee string `toml:"knee" enum:"smooth|max" noun:"knee" default:"smooth" doc:"how compute and memory time join: smooth is sqrt(C² + M²), max the larger"`
 }
 
 // KVSpec is the KV-cache memory of one replica.
@@ -113,6 +152,10 @@ type KVSpec struct {
 	// MaxModelLen is what contiguous allocation reserves per sequence
 	// (default: its prompt plus max_tokens).
 	MaxModelLen int `toml:"max_model_len" unit:"tokens" range:"[0,1073741824]" default:"prompt + max_tokens" doc:"the longest sequence a replica admits; what contiguous allocation reserves"`
+	// Watermark is the share of blocks a new admission must leave free
+	// (vLLM's watermark; default 0.01, 0 to 0.5). Running sequences may
+	// use them.
+	Watermark *float64 `toml:"watermark" range:"[0,0.5]" default:"0.01" doc:"share of blocks a new admission must leave free (vLLM's watermark); running sequences may use them"`
 }
 
 // ClusterPrice is the cost of the GPUs, counted whether busy or idle.
@@ -153,10 +196,32 @@ func (c *ClusterSpec) applyDefaults() {
 		c.Step.Per = "iteration"
 	}
 	if c.Step.ComputeEff == 0 {
-		c.Step.ComputeEff = 0.5
+		c.Step.ComputeEff = perf.DefaultComputeEff
 	}
 	if c.Step.BandwidthEff == 0 {
-		c.Step.BandwidthEff = 0.7
+		c.Step.BandwidthEff = perf.DefaultBandwidthEff
+	}
+	if c.Step.InterconnectEff == 0 {
+		c.Step.InterconnectEff = 1
+	}
+	dur := func(p **workloads.Duration, v float64) {
+		if *p == nil {
+			d := workloads.Duration(v)
+			*p = &d
+		}
+	}
+	dur(&c.Step.OverheadPerLayer, perf.DefaultOverheadPerLayer)
+	dur(&c.Step.OverheadPerSeq, perf.DefaultOverheadPerSeq)
+	dur(&c.Step.CollectiveLatency, perf.DefaultCollectiveLatency)
+	if c.Step.Knee == "" {
+		c.Step.Knee = "smooth"
+	}
+	if c.Scheduler == "" {
+		c.Scheduler = "vllm"
+	}
+	if c.KV.Watermark == nil {
+		w := 0.01
+		c.KV.Watermark = &w
 	}
 	if c.KV.Allocation == "" {
 		c.KV.Allocation = "paged"
@@ -191,13 +256,18 @@ func (c *ClusterSpec) Validate() error {
 			}
 			if i > 0 && s.Times[i] < s.Times[i-1] {
 				return fe(fmt.Sprintf("step.times[%d]", i), "not monotone: batch %g takes %s but batch %g takes %s; a larger batch cannot take less time",
-					s.Batches[i], fmtDur(float64(s.Times[i])), s.Batches[i-1], fmtDur(float64(s.Times[i-1])))
+					s.Batches[i], errSeconds(float64(s.Times[i])), s.Batches[i-1], errSeconds(float64(s.Times[i-1])))
 			}
 		}
 	case "roofline":
 		if c.GPU == "" || c.Model == "" {
 			return fe("step.kind", "a roofline needs gpu and model (catalogue names, with gpu_spec/model_spec overrides)")
 		}
+	default:
+		return fe("step.kind", "must be table or roofline, got %q", s.Kind)
+	}
+	if err := c.crossCheckOverrides(); err != nil {
+		return err
 	}
 	if c.KV.Blocks == 0 && (c.GPU == "" || c.Model == "") {
 		return fe("kv.blocks", "set kv.blocks, or gpu and model so the KV capacity can be computed from memory")
@@ -222,4 +292,18 @@ func (c *ClusterSpec) maxReplicas() int {
 		n = max(n, e.Replicas)
 	}
 	return n
+}
+
+// crossCheckOverrides checks what the tags cannot: model_spec figures
+// against each other.
+func (c *ClusterSpec) crossCheckOverrides() error {
+	fe := func(k, f string, a ...any) error { return &workloads.FieldError{Key: k, Msg: fmt.Sprintf(f, a...)} }
+	m := c.ModelSpec
+	if m.ActiveParams > 0 && m.Params > 0 && m.ActiveParams > m.Params {
+		return fe("model_spec.active_params", "%g exceeds params %g", m.ActiveParams, m.Params)
+	}
+	if m.Experts > 0 && m.ExpertsPerToken > m.Experts {
+		return fe("model_spec.experts_per_token", "%d exceeds experts %d", m.ExpertsPerToken, m.Experts)
+	}
+	return nil
 }

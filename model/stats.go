@@ -87,6 +87,7 @@ type dimStats struct {
 	firstReject float64
 	rejPer      []int32   // refusals per interval
 	usePer      []float64 // units admitted per interval
+	demandPer   []float64 // units offered per arrival interval (demand.go)
 }
 
 func newBackendStats(name string, p *provider, nInt int) *backendStats {
@@ -95,7 +96,7 @@ func newBackendStats(name string, p *provider, nInt int) *backendStats {
 		ss := scopeStats{name: scope, set: s, window: window}
 		for d := 0; d < numDims; d++ {
 			if s.win[d] != nil {
-				ss.dims[d] = dimStats{firstReject: -1, rejPer: make([]int32, nInt), usePer: make([]float64, nInt)}
+				ss.dims[d] = dimStats{firstReject: -1, rejPer: make([]int32, nInt), usePer: make([]float64, nInt), demandPer: make([]float64, nInt)}
 			}
 		}
 		b.scopes = append(b.scopes, ss)

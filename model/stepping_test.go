@@ -62,6 +62,7 @@ func genClusterConfig(t *rapid.T) Config {
 		MaxNumBatchedTokens: rapid.IntRange(64, 8192).Draw(t, "maxtokens"),
 		ChunkedPrefill:      &chunked,
 		Order:               rapid.SampledFrom([]string{"fcfs", "priority"}).Draw(t, "order"),
+		Scheduler:           rapid.SampledFrom([]string{"vllm", "no-evict"}).Draw(t, "scheduler"),
 		PrefixCaching:       rapid.Bool().Draw(t, "prefixcache"),
 		KV: KVSpec{Allocation: rapid.SampledFrom([]string{"paged", "contiguous"}).Draw(t, "alloc"),
 			BlockSize: rapid.SampledFrom([]int{1, 4, 16, 32}).Draw(t, "bs"), Blocks: rapid.IntRange(200, 20000).Draw(t, "blocks")},

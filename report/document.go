@@ -23,6 +23,25 @@ type Document struct {
 	// Summary holds every variant's key figures over all of them.
 	Replications int              `json:"replications,omitempty"`
 	Summary      []VariantSummary `json:"summary,omitempty"`
+	// Warnings are what the scenario left to a default that changes the
+	// answer (a provider without a price costs nothing); omitted when none.
+	Warnings []Warning `json:"warnings,omitempty"`
+}
+
+// Warning is one default that changes the answer: the scenario key path
+// it concerns and what it means.
+type Warning struct {
+	Key     string `json:"key"`
+	Message string `json:"message"`
+}
+
+// Text is the warning as one line: "KEY: MESSAGE", or the message alone
+// without a key.
+func (w Warning) Text() string {
+	if w.Key == "" {
+		return w.Message
+	}
+	return w.Key + ": " + w.Message
 }
 
 // ScenarioInfo identifies the scenario that was run.
@@ -33,8 +52,14 @@ type ScenarioInfo struct {
 	Overrides   []string `json:"overrides,omitempty"`
 }
 
-// NewDocument wraps results in the current schema.
+// NewDocument wraps results in the current schema, and gives each
+// variant without a verdict its verdict in words (Verdict).
 func NewDocument(generator string, info ScenarioInfo, variants []*model.Results) *Document {
+	for _, r := range variants {
+		if r != nil && len(r.Verdict) == 0 {
+			r.Verdict = Verdict(r)
+		}
+	}
 	return &Document{Schema: Schema, Generator: generator, Scenario: info, Variants: variants}
 }
 

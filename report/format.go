@@ -56,3 +56,16 @@ func Seconds(s float64) string {
 	}
 	return fmt.Sprintf("%dh%02dm", int(s)/3600, (int(s)%3600)/60)
 }
+
+// LimitValue formats a limit compactly: 2,000, 800k, 1.5M.
+func LimitValue(v float64) string {
+	switch {
+	case v >= 1e6 && math.Mod(v, 1e5) == 0:
+		return strconv.FormatFloat(v/1e6, 'g', -1, 64) + "M"
+	case v >= 1e4 && math.Mod(v, 1e3) == 0:
+		return strconv.FormatFloat(v/1e3, 'g', -1, 64) + "k"
+	case v == math.Trunc(v) && math.Abs(v) < 1e15:
+		return Count(int64(v))
+	}
+	return strconv.FormatFloat(v, 'g', 4, 64)
+}

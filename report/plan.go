@@ -37,6 +37,8 @@ type Plan struct {
 	// SLOs are the workloads' latency objectives, which Results do not
 	// carry; the HTML report draws them. They are not in the document.
 	SLOs []SLO `json:"slos,omitempty"`
+	// Warnings go into the document as they are (Document.Warnings).
+	Warnings []Warning `json:"warnings,omitempty"`
 }
 
 // SLO is one workload's latency objectives, in seconds (0: none).
@@ -197,6 +199,7 @@ func Assemble(p *Plan, results []*model.Results) (*Output, error) {
 		}
 	}
 	doc := NewDocument(p.Generator, p.Scenario, firsts)
+	doc.Warnings = p.Warnings
 	if p.Summarize {
 		doc.Replications = p.Replications
 		doc.Summary = summary

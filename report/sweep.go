@@ -42,8 +42,23 @@ type SweepRow struct {
 	// Rejected counts attempts the backends refused (429 rate limits, 503
 	// queue full, 5xx), retries included.
 	Rejected int64 `json:"rejected"`
-	// Knee marks the level to pick for interactive traffic (see KneeIndex).
+	// Knee marks the knee of the throughput curve (see KneeIndex).
 	Knee bool `json:"knee"`
+	// CostUSD is the level's total cost; SLOAttainment the share of ended
+	// requests meeting their workload's SLOs; FailedShare the share of
+	// offered requests that failed.
+	CostUSD       float64 `json:"cost_usd"`
+	SLOAttainment float64 `json:"slo_attainment"`
+	FailedShare   float64 `json:"failed_share"`
+	// Pick marks the level to pick for interactive traffic: the knee, or
+	// when the workloads set SLOs the highest level at or below it that
+	// holds them (see PickIndex).
+	Pick bool `json:"pick,omitempty"`
+}
+
+// Holds reports whether the level holds its SLOs by HoldRule.
+func (r SweepRow) Holds() bool {
+	return r.FailedShare <= HoldMaxFailed && r.SLOAttainment >= HoldMinSLO
 }
 
 // SweepInfo describes a sweep in JSON.
@@ -59,6 +74,11 @@ type SweepInfo struct {
 	// KneeLevel is the knee's level, null when there is none.
 	KneeLevel *float64 `json:"knee_level"`
 	KneeRule  string   `json:"knee_rule"`
+	// PickLevel is the level to pick (SweepRow.Pick), null when none
+	// holds the SLOs. PickRule states the rule when the workloads set
+	// SLOs; without SLOs it is omitted and the pick is the knee.
+	PickLevel *float64 `json:"pick_level"`
+	PickRule  string   `json:"pick_rule,omitempty"`
 	// Params, Points and Curves describe the grid (see SweepPoint and
 	// SweepCurve); present with --param, --replications or --variants.
 	Params []SweepParam `json:"params,omitempty"`
@@ -81,7 +101,47 @@ func NewSweepDocument(generator string, info ScenarioInfo, kind, workload string
 		v := rows[k].Level
 		d.Sweep.KneeLevel = &v
 	}
+	if k := MarkPick(rows, false); k >= 0 {
+		v := rows[k].Level
+		d.Sweep.PickLevel = &v
+	}
 	return d
+}
+
+// PickRule states how the level to pick is chosen when workloads set SLOs.
+const PickRule = "the knee if it holds the SLOs (" + HoldRule + "), else the highest level below the knee that holds them; " +
+	"without a knee, the highest level that holds them; none when no level does"
+
+// PickIndex returns the level to pick in rows (increasing level order,
+// the knee marked): without SLOs the knee; with SLOs the knee if it holds
+// them, else the highest level below it that does (the highest of all
+// without a knee); -1 when there is no such level. It never picks a level
+// that misses an SLO it was asked to respect.
+func PickIndex(rows []SweepRow, slos bool) int {
+	k := kneeOf(rows)
+	if !slos {
+		return k
+	}
+	top := len(rows) - 1
+	if k >= 0 {
+		top = k
+	}
+	for i := top; i >= 0; i-- {
+		if rows[i].Holds() {
+			return i
+		}
+	}
+	return -1
+}
+
+// MarkPick sets Pick on the row PickIndex chooses and clears it on the
+// others; it returns the row's index or -1.
+func MarkPick(rows []SweepRow, slos bool) int {
+	k := PickIndex(rows, slos)
+	for i := range rows {
+		rows[i].Pick = i == k
+	}
+	return k
 }
 
 // WriteSweepJSON writes the sweep document as indented JSON.
@@ -112,6 +172,11 @@ func SweepRows(levels []float64, res []*model.Results) []SweepRow {
 		rows[i].TPOTP50 = s.Latency.TPOT.P50
 		rows[i].E2EP95 = s.Latency.E2E.P95
 		rows[i].Rejected = sum(s.Attempts.Rejected)
+		rows[i].CostUSD = s.Cost.Total
+		rows[i].SLOAttainment = s.Goodput.SLOAttainment
+		if s.Requests.Offered > 0 {
+			rows[i].FailedShare = float64(s.Requests.Failed) / float64(s.Requests.Offered)
+		}
 	}
 	if k := KneeIndex(rows); k >= 0 {
 		rows[k].Knee = true
@@ -217,9 +282,11 @@ func sweepLevelText(kind string, v float64) string {
 }
 
 // WriteSweepTerminal writes a sweep as an aligned table, one row per level,
-// the knee marked "◀ knee", followed by a sentence naming the level to
-// pick. kind is "concurrency" or "rate"; title says what was swept.
-func WriteSweepTerminal(w io.Writer, title, kind string, rows []SweepRow) error {
+// the knee marked "◀ knee" (and the pick, when the SLOs move it below the
+// knee), followed by sentences naming the level to pick. title says what
+// was swept.
+func WriteSweepTerminal(w io.Writer, title string, s *SweepInfo) error {
+	kind, rows := s.Kind, s.Rows
 	fmt.Fprintf(w, "Headroom sweep · %s\n\n", title)
 	if len(rows) == 0 {
 		_, err := fmt.Fprintln(w, "no levels")
@@ -230,47 +297,95 @@ func WriteSweepTerminal(w io.Writer, title, kind string, rows []SweepRow) error 
 		levelHead = "offered req/s"
 	}
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
-	fmt.Fprintf(tw, "%s\treq/s\toutput tok/s\tTTFT p50\tTTFT p95\tTPOT p50\tE2E p95\t429/5xx\t\n", levelHead)
+	fmt.Fprintf(tw, "%s\treq/s\toutput tok/s\tTTFT p50\tTTFT p95\tTPOT p50\tE2E p95\t429/5xx\tSLO met\tcost\t\n", levelHead)
 	for _, r := range rows {
 		mark := ""
-		if r.Knee {
+		switch {
+		case r.Knee:
 			mark = "  ◀ knee"
+		case r.Pick:
+			mark = "  ◀ pick: holds the SLOs"
 		}
-		fmt.Fprintf(tw, "%s\t%s\t%.0f\t%s\t%s\t%s\t%s\t%s\t%s\n",
+		fmt.Fprintf(tw, "%s\t%s\t%.0f\t%s\t%s\t%s\t%s\t%s\t%.1f%%\t%s\t%s\n",
 			strconv.FormatFloat(r.Level, 'g', -1, 64), rate(r.RequestsPerS), r.OutputTokensPerS,
-			Seconds(r.TTFTP50), Seconds(r.TTFTP95), Seconds(r.TPOTP50), Seconds(r.E2EP95), Count(r.Rejected), mark)
+			Seconds(r.TTFTP50), Seconds(r.TTFTP95), Seconds(r.TPOTP50), Seconds(r.E2EP95), Count(r.Rejected),
+			100*r.SLOAttainment, USD(r.CostUSD), mark)
 	}
 	if err := tw.Flush(); err != nil {
 		return err
 	}
 	fmt.Fprintln(w)
-	if k := kneeOf(rows); k >= 0 && k+1 < len(rows) {
-		pick := strconv.FormatFloat(rows[k].Level, 'g', -1, 64)
-		if kind == "rate" {
-			pick += " req/s"
-		}
-		next := rows[k+1]
-		pt, nt, what := throughputs(rows[k], next)
-		fmt.Fprintf(w, "Throughput flattens after %s; pick %s for interactive traffic.\n", sweepLevelText(kind, rows[k].Level), pick)
-		strain := "TTFT p50 goes " + Seconds(rows[k].TTFTP50) + " → " + Seconds(next.TTFTP50)
-		if next.Rejected > 0 && next.Rejected != rows[k].Rejected {
-			strain += " and refused attempts " + Count(rows[k].Rejected) + " → " + Count(next.Rejected)
-		}
-		if kind == "rate" {
-			fmt.Fprintf(w, "  At %s offered, %s req/s are served (%s %s) while %s.\n",
-				sweepLevelText(kind, next.Level), rate(next.RequestsPerS), what, growth(pt, nt), strain)
-		} else {
-			fmt.Fprintf(w, "  At %s, %s grow %s while %s.\n", sweepLevelText(kind, next.Level), what, growth(pt, nt), strain)
-		}
-	} else {
-		fmt.Fprintln(w, "No knee: throughput did not flatten while TTFT p50 (or 429/5xx) climbed within these levels; extend the range to find the plateau.")
+	for _, line := range SweepAdvice(s) {
+		fmt.Fprintln(w, line)
 	}
 	rule := "  (Knee: the last level before throughput gains < 10% while TTFT p50 or 429/5xx rise > 25%"
 	if kind == "rate" {
 		rule += ";\n   serving < 90% of the offered rate also counts as flat"
 	}
+	if s.PickRule != "" {
+		rule += ";\n   pick: " + s.PickRule
+	}
 	_, err := fmt.Fprintln(w, rule+".)")
 	return err
+}
+
+// SweepAdvice says in sentences where a step-load sweep's knee is and
+// which level to pick: never one that misses the SLOs when the workloads
+// set them (SweepInfo.PickRule).
+func SweepAdvice(s *SweepInfo) []string {
+	kind, rows := s.Kind, s.Rows
+	k, pk := kneeOf(rows), -1
+	for i, r := range rows {
+		if r.Pick {
+			pk = i
+		}
+	}
+	slos := s.PickRule != ""
+	met := func(r SweepRow) string {
+		return fmt.Sprintf("SLOs met by %.1f%%, %.1f%% failed", 100*r.SLOAttainment, 100*r.FailedShare)
+	}
+	var out []string
+	if k >= 0 && k+1 < len(rows) {
+		pick := strconv.FormatFloat(rows[k].Level, 'g', -1, 64)
+		if kind == "rate" {
+			pick += " req/s"
+		}
+		switch {
+		case !slos || pk == k:
+			s := fmt.Sprintf("Throughput flattens after %s; pick %s for interactive traffic", sweepLevelText(kind, rows[k].Level), pick)
+			if slos {
+				s += fmt.Sprintf(": it holds the SLOs (%s)", met(rows[k]))
+			}
+			out = append(out, s+".")
+		case pk >= 0:
+			out = append(out, fmt.Sprintf("Throughput flattens after %s, but %s misses the SLOs (%s); pick %s, the highest level below it that holds them (%s).",
+				sweepLevelText(kind, rows[k].Level), pick, met(rows[k]), sweepLevelText(kind, rows[pk].Level), met(rows[pk])))
+		default:
+			out = append(out, fmt.Sprintf("Throughput flattens after %s, but no level up to it holds the SLOs (at %s: %s); none is safe to pick: add capacity or relax the SLOs.",
+				sweepLevelText(kind, rows[k].Level), pick, met(rows[k])))
+		}
+		next := rows[k+1]
+		pt, nt, what := throughputs(rows[k], next)
+		strain := "TTFT p50 goes " + Seconds(rows[k].TTFTP50) + " → " + Seconds(next.TTFTP50)
+		if next.Rejected > 0 && next.Rejected != rows[k].Rejected {
+			strain += " and refused attempts " + Count(rows[k].Rejected) + " → " + Count(next.Rejected)
+		}
+		if kind == "rate" {
+			out = append(out, fmt.Sprintf("  At %s offered, %s req/s are served (%s %s) while %s.",
+				sweepLevelText(kind, next.Level), rate(next.RequestsPerS), what, growth(pt, nt), strain))
+		} else {
+			out = append(out, fmt.Sprintf("  At %s, %s grow %s while %s.", sweepLevelText(kind, next.Level), what, growth(pt, nt), strain))
+		}
+		return out
+	}
+	out = append(out, "No knee: throughput did not flatten while TTFT p50 (or 429/5xx) climbed within these levels; extend the range to find the plateau.")
+	switch {
+	case slos && pk >= 0:
+		out = append(out, fmt.Sprintf("The highest level that holds the SLOs is %s (%s).", sweepLevelText(kind, rows[pk].Level), met(rows[pk])))
+	case slos:
+		out = append(out, "No level holds the SLOs ("+HoldRule+").")
+	}
+	return out
 }
 
 // rate formats a requests/s figure with about three significant digits.

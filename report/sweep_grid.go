@@ -14,8 +14,10 @@ type SweepPoint struct {
 	Label   string   `json:"label"`
 	Values  []string `json:"values"`
 	Variant string   `json:"variant"`
-	// Knee marks the point to pick on its curve (see SweepCurve.Knee).
+	// Knee marks the knee of its curve (see SweepCurve.Knee).
 	Knee bool `json:"knee,omitempty"`
+	// Pick marks the point to pick on its curve (see SweepCurve.Pick).
+	Pick bool `json:"pick,omitempty"`
 }
 
 // SweepCurve is one line to chart: every key figure against the first
@@ -38,6 +40,10 @@ type SweepCurve struct {
 	// Knee is the index in X of the knee (KneeRule), for numeric
 	// increasing X; null when there is none or X is not numeric.
 	Knee *int `json:"knee"`
+	// Pick is the index in X of the point to pick (PickIndex: the knee,
+	// or with SLOs the highest point at or below it that holds them);
+	// null when there is none or X is not numeric.
+	Pick *int `json:"pick"`
 }
 
 // sweepInfo builds the sweep section of an assembled plan (see Assemble).
@@ -65,6 +71,13 @@ func sweepInfo(p *Plan, results []*model.Results, summary []VariantSummary) Swee
 			v := info.Rows[k].Level
 			info.KneeLevel = &v
 		}
+		if k := MarkPick(info.Rows, len(p.SLOs) > 0); k >= 0 {
+			v := info.Rows[k].Level
+			info.PickLevel = &v
+		}
+	}
+	if len(p.SLOs) > 0 {
+		info.PickRule = PickRule
 	}
 	if !p.Summarize {
 		return info
@@ -74,13 +87,13 @@ func sweepInfo(p *Plan, results []*model.Results, summary []VariantSummary) Swee
 		gp := g.Points[i/nv]
 		info.Points = append(info.Points, SweepPoint{Label: gp.Label, Values: gp.Values, Variant: p.Variants[i%nv]})
 	}
-	info.Curves = curves(p, rows, summary, info.Points, ruleKind)
+	info.Curves = curves(p, rows, summary, info.Points, ruleKind, len(p.SLOs) > 0)
 	return info
 }
 
 // curves cuts the sweep into lines along its first parameter (see
 // SweepCurve), marking each numeric line's knee on its points.
-func curves(p *Plan, rows []SweepRow, summary []VariantSummary, points []SweepPoint, ruleKind string) []SweepCurve {
+func curves(p *Plan, rows []SweepRow, summary []VariantSummary, points []SweepPoint, ruleKind string, slos bool) []SweepCurve {
 	g := p.Grid
 	nv := len(p.Variants)
 	first := g.Params[0]
@@ -112,9 +125,13 @@ func curves(p *Plan, rows []SweepRow, summary []VariantSummary, points []SweepPo
 				line = append(line, r)
 			}
 			if increasing {
-				if k := KneeIndexFor(ruleKind, line); k >= 0 {
+				if k := MarkKnee(ruleKind, line); k >= 0 {
 					c.Knee = &k
 					points[c.Points[k]].Knee = true
+				}
+				if k := MarkPick(line, slos); k >= 0 {
+					c.Pick = &k
+					points[c.Points[k]].Pick = true
 				}
 			}
 			out = append(out, c)
@@ -140,6 +157,9 @@ func meanRow(reps []*model.Results) SweepRow {
 		m.TTFTP95 += r.TTFTP95
 		m.TPOTP50 += r.TPOTP50
 		m.E2EP95 += r.E2EP95
+		m.CostUSD += r.CostUSD
+		m.SLOAttainment += r.SLOAttainment
+		m.FailedShare += r.FailedShare
 		rejected += float64(r.Rejected)
 	}
 	n := float64(len(rows))
@@ -149,6 +169,9 @@ func meanRow(reps []*model.Results) SweepRow {
 	m.TTFTP95 /= n
 	m.TPOTP50 /= n
 	m.E2EP95 /= n
+	m.CostUSD /= n
+	m.SLOAttainment /= n
+	m.FailedShare /= n
 	m.Rejected = int64(math.Round(rejected / n))
 	return m
 }

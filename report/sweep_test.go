@@ -128,7 +128,7 @@ func TestWriteSweepTerminal(t *testing.T) {
 	levels, res := sweepResults()
 	rows := SweepRows(levels, res)
 	var b bytes.Buffer
-	if err := WriteSweepTerminal(&b, "s — a test", "concurrency", rows); err != nil {
+	if err := WriteSweepTerminal(&b, "s — a test", &SweepInfo{Kind: "concurrency", Rows: rows}); err != nil {
 		t.Fatal(err)
 	}
 	out := b.String()
@@ -154,7 +154,7 @@ func TestWriteSweepTerminal(t *testing.T) {
 	}
 
 	b.Reset()
-	if err := WriteSweepTerminal(&b, "t", "rate", []SweepRow{row(1, 100, 0.1), row(2, 200, 0.1)}); err != nil {
+	if err := WriteSweepTerminal(&b, "t", &SweepInfo{Kind: "rate", Rows: []SweepRow{row(1, 100, 0.1), row(2, 200, 0.1)}}); err != nil {
 		t.Fatal(err)
 	}
 	if out := b.String(); !strings.Contains(out, "offered req/s") || !strings.Contains(out, "No knee") || strings.Contains(out, "◀") {

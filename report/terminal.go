@@ -47,6 +47,21 @@ func WriteTerminal(w io.Writer, d *Document) error {
 	row("throughput req/s", func(r *model.Results) string { return fmt.Sprintf("%.2f", r.Summary.Throughput.RequestsPerS) })
 	row("output tokens/s", func(r *model.Results) string { return fmt.Sprintf("%.0f", r.Summary.Throughput.OutputTokensPerS) })
 	row("goodput (SLO met)", func(r *model.Results) string { return fmt.Sprintf("%.1f%%", 100*r.Summary.Goodput.SLOAttainment) })
+	if anyPeakWindow(d.Variants) {
+		peak := func(f func(r *model.Results, p *model.PeakWindow) string) func(r *model.Results) string {
+			return func(r *model.Results) string {
+				if p := r.Findings.PeakWindow; p != nil {
+					return f(r, p)
+				}
+				return "—"
+			}
+		}
+		row("busiest hour", peak(func(r *model.Results, p *model.PeakWindow) string {
+			return Clock(r, p.StartS) + "–" + Clock(r, p.EndS)
+		}))
+		row("busiest-hour TTFT p95", peak(func(_ *model.Results, p *model.PeakWindow) string { return Seconds(p.TTFT.P95) }))
+		row("busiest-hour goodput", peak(func(_ *model.Results, p *model.PeakWindow) string { return fmt.Sprintf("%.1f%%", 100*p.SLOAttainment) }))
+	}
 	row("cache hit rate", func(r *model.Results) string { return fmt.Sprintf("%.0f%%", 100*r.Summary.Tokens.CacheHitRate) })
 	row("cost", func(r *model.Results) string { return USD(r.Summary.Cost.Total) })
 	gatewayRows(d, row)
@@ -76,9 +91,47 @@ func writeHeader(w io.Writer, d *Document, extra string) {
 	fmt.Fprintln(w)
 }
 
-// writeVerdicts writes each variant's verdict in words; firstRep says they
-// are the first replication's.
+// anyPeakWindow reports whether any variant found a busiest hour.
+func anyPeakWindow(vs []*model.Results) bool {
+	for _, r := range vs {
+		if r.Findings.PeakWindow != nil {
+			return true
+		}
+	}
+	return false
+}
+
+// writeVerdicts writes each variant's verdict in words (firstRep says they
+// are the first replication's), then with several variants the cheapest
+// that holds, then the document's warnings.
 func writeVerdicts(w io.Writer, d *Document, firstRep bool) error {
+	if err := writeVariantVerdicts(w, d, firstRep); err != nil {
+		return err
+	}
+	if len(d.Variants) > 1 {
+		if _, err := fmt.Fprintf(w, "\n%s\n", CheapestThatHolds(d.Variants)); err != nil {
+			return err
+		}
+	}
+	return writeWarnings(w, d.Warnings)
+}
+
+// writeWarnings lists the warnings: defaults that change the answer.
+func writeWarnings(w io.Writer, ws []Warning) error {
+	if len(ws) == 0 {
+		return nil
+	}
+	fmt.Fprintf(w, "\nWarnings (defaults that change the answer):\n")
+	for _, x := range ws {
+		if _, err := fmt.Fprintf(w, "  ! %s\n", x.Text()); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// writeVariantVerdicts writes each variant's verdict lines.
+func writeVariantVerdicts(w io.Writer, d *Document, firstRep bool) error {
 	for _, r := range d.Variants {
 		if firstRep {
 			fmt.Fprintf(w, "\n%s (replication 0):\n", VariantName(r))

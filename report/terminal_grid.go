@@ -9,7 +9,7 @@ import (
 
 // gridColumns are the key figures a sweep table shows, after the
 // parameters.
-var gridColumns = []string{"requests_per_s", "output_tokens_per_s", "ttft_p50_s", "ttft_p95_s", "e2e_p95_s", "refused_attempts_pct", "slo_attainment_pct"}
+var gridColumns = []string{"requests_per_s", "output_tokens_per_s", "ttft_p50_s", "ttft_p95_s", "e2e_p95_s", "refused_attempts_pct", "slo_attainment_pct", "cost_usd"}
 
 // WriteGridTerminal writes a sweep with points (SweepInfo.Points): one
 // table per variant, a row per grid point with the parameters' values and
@@ -59,8 +59,11 @@ func WriteGridTerminal(w io.Writer, title string, d *SweepDocument) error {
 				f, _ := d.Summary[i].Figure(name)
 				fmt.Fprintf(tw, "%s\t", estimateText(f.Unit, f.Estimate, false))
 			}
-			if p.Knee {
+			switch {
+			case p.Knee:
 				fmt.Fprint(tw, "  ◀ knee")
+			case p.Pick:
+				fmt.Fprint(tw, "  ◀ pick: holds the SLOs")
 			}
 			fmt.Fprintln(tw)
 		}
@@ -70,10 +73,27 @@ func WriteGridTerminal(w io.Writer, title string, d *SweepDocument) error {
 	}
 	if len(s.Params) == 1 && len(s.Curves) > 0 {
 		c := s.Curves[0]
-		if c.Knee != nil {
-			fmt.Fprintf(w, "\nThroughput flattens after %s = %s (%s); pick it for interactive traffic.\n", s.Params[0].Key, c.XLabels[*c.Knee], c.Variant)
-		} else if c.X != nil {
+		key := s.Params[0].Key
+		slos := s.PickRule != ""
+		switch {
+		case c.Knee != nil && (!slos || c.Pick != nil && *c.Pick == *c.Knee):
+			fmt.Fprintf(w, "\nThroughput flattens after %s = %s (%s); pick it for interactive traffic", key, c.XLabels[*c.Knee], c.Variant)
+			if slos {
+				fmt.Fprint(w, ": it holds the SLOs")
+			}
+			fmt.Fprintln(w, ".")
+		case c.Knee != nil && c.Pick != nil:
+			fmt.Fprintf(w, "\nThroughput flattens after %s = %s (%s), but it misses the SLOs; pick %s, the highest value below it that holds them.\n",
+				key, c.XLabels[*c.Knee], c.Variant, c.XLabels[*c.Pick])
+		case c.Knee != nil:
+			fmt.Fprintf(w, "\nThroughput flattens after %s = %s (%s), but no value up to it holds the SLOs (%s).\n", key, c.XLabels[*c.Knee], c.Variant, HoldRule)
+		case c.X != nil:
 			fmt.Fprintln(w, "\nNo knee: throughput did not flatten while TTFT p50 (or 429/5xx) climbed within these values.")
+			if slos && c.Pick != nil {
+				fmt.Fprintf(w, "The highest value that holds the SLOs is %s = %s.\n", key, c.XLabels[*c.Pick])
+			} else if slos {
+				fmt.Fprintf(w, "No value holds the SLOs (%s).\n", HoldRule)
+			}
 		}
 	}
 	_, err := fmt.Fprintln(w)

@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/headroom-sim/headroom/model"
+	"github.com/headroom-sim/headroom/report"
 	"github.com/headroom-sim/headroom/scenarios"
 )
 
@@ -226,8 +227,8 @@ func TestDefaultScenarioStory(t *testing.T) {
 	if n := sumMap(tier4.Summary.Attempts.Rejected); n != 0 {
 		t.Errorf("tier 4: %d refusals, want none", n)
 	}
-	if len(base.Verdict) < 3 || !strings.Contains(strings.Join(base.Verdict, " "), "binds") {
-		t.Errorf("verdict does not say what binds: %q", base.Verdict)
+	if v := report.Verdict(base); len(v) < 3 || !strings.Contains(strings.Join(v, " "), "binds") {
+		t.Errorf("verdict does not say what binds: %q", v)
 	}
 }
 

@@ -300,3 +300,21 @@ func equalFloats(a, b []float64) bool {
 	}
 	return true
 }
+
+func TestEngineNextAt(t *testing.T) {
+	var eng Engine
+	if _, ok := eng.NextAt(); ok {
+		t.Fatal("NextAt on an empty engine reported an event")
+	}
+	eng.Schedule(3, 0, 0, 0)
+	eng.Schedule(1.5, 0, 1, 0)
+	if at, ok := eng.NextAt(); !ok || at != 1.5 {
+		t.Fatalf("NextAt = %v, %v; want 1.5, true", at, ok)
+	}
+	if err := eng.Run(context.Background(), 2, handlerFunc(func(Event) {})); err != nil {
+		t.Fatal(err)
+	}
+	if at, ok := eng.NextAt(); !ok || at != 3 {
+		t.Fatalf("after Run(2): NextAt = %v, %v; want 3, true", at, ok)
+	}
+}

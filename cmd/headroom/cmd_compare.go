@@ -89,7 +89,7 @@ func cmdCompare(args []string, stdout, stderr io.Writer) error {
 		fmt.Fprintf(stderr, "headroom: note: the scenarios have different seeds (%s), so their differences include sampling noise; give --seed N for common random numbers\n", strings.Join(seeds, ", "))
 	}
 
-	plan := &report.Plan{Command: "compare", Generator: "headroom " + version,
+	plan := &report.Plan{Command: "compare", Generator: "headroom " + buildVersion(),
 		Scenario:     report.ScenarioInfo{Name: strings.Join(names, " vs "), File: strings.Join(files, ", "), Overrides: o.sets},
 		Variants:     names,
 		Replications: o.batch.replications, Summarize: true,

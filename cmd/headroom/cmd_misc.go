@@ -3,6 +3,8 @@ package main
 import (
 	"fmt"
 	"io"
+	"runtime/debug"
+	"strings"
 	"text/tabwriter"
 
 	"github.com/headroom-sim/headroom/scenarios"
@@ -100,4 +102,49 @@ func cmdExamples(args []string, stdout, stderr io.Writer) error {
 	}
 	_, err = stdout.Write(e.Source)
 	return err
+}
+
+// buildVersion is the version headroom reports: the one make sets with
+// -ldflags (git describe: "8208858", "8208858-dirty", a tag), else the one
+// Go stamped into the binary (go build in a checkout, go install), else
+// devVersion.
+func buildVersion() string {
+	bi, ok := debug.ReadBuildInfo()
+	return versionFrom(version, bi, ok)
+}
+
+// versionFrom picks the version from what -ldflags set and the build
+// information. A plain go build in a git checkout stamps a pseudo-version
+// and the commit; it reports the commit as make does, its first seven hex
+// digits with "-dirty" for uncommitted changes. A release installed with
+// go install reports its module version.
+func versionFrom(ldflags string, bi *debug.BuildInfo, ok bool) string {
+	if ldflags != devVersion && ldflags != "" {
+		return ldflags
+	}
+	if !ok || bi == nil {
+		return devVersion
+	}
+	var rev string
+	var dirty bool
+	for _, s := range bi.Settings {
+		switch s.Key {
+		case "vcs.revision":
+			rev = s.Value
+		case "vcs.modified":
+			dirty = s.Value == "true"
+		}
+	}
+	v := bi.Main.Version
+	if rev != "" && (v == "" || v == "(devel)" || strings.Contains(v, rev[:min(12, len(rev))])) {
+		v = rev[:min(7, len(rev))]
+		if dirty {
+			v += "-dirty"
+		}
+		return v
+	}
+	if v == "" || v == "(devel)" {
+		return devVersion
+	}
+	return strings.Replace(v, "+dirty", "-dirty", 1)
 }

@@ -87,7 +87,7 @@ func cmdRun(args []string, stdout, stderr io.Writer) error {
 		return err
 	}
 
-	plan := &report.Plan{Command: "run", Generator: "headroom " + version,
+	plan := &report.Plan{Command: "run", Generator: "headroom " + buildVersion(),
 		Scenario:     report.ScenarioInfo{Name: cfgs[0].Name, Description: sc.Description, File: sc.File(), Overrides: o.sets},
 		Variants:     variantNames(cfgs),
 		Replications: o.batch.replications, Summarize: fs.Changed("replications"),
@@ -137,13 +137,24 @@ func fileSafe(s string) string {
 	return s
 }
 
-func writeCSVs(dir string, doc *report.Document) error {
-	if err := writeFileAtomic(filepath.Join(dir, "summary.csv"), func(w *bufio.Writer) error { return report.WriteSummaryCSV(w, doc) }); err != nil {
-		return err
+// writeCSVs writes a document's CSV files into dir and returns their
+// paths, in the order written, for the command to announce.
+func writeCSVs(dir string, doc *report.Document) ([]string, error) {
+	var wrote []string
+	write := func(name string, f func(w *bufio.Writer) error) error {
+		path := filepath.Join(dir, name)
+		if err := writeFileAtomic(path, f); err != nil {
+			return err
+		}
+		wrote = append(wrote, path)
+		return nil
+	}
+	if err := write("summary.csv", func(w *bufio.Writer) error { return report.WriteSummaryCSV(w, doc) }); err != nil {
+		return wrote, err
 	}
 	if doc.Summary != nil {
-		if err := writeFileAtomic(filepath.Join(dir, "key-figures.csv"), func(w *bufio.Writer) error { return report.WriteKeyFiguresCSV(w, doc) }); err != nil {
-			return err
+		if err := write("key-figures.csv", func(w *bufio.Writer) error { return report.WriteKeyFiguresCSV(w, doc) }); err != nil {
+			return wrote, err
 		}
 	}
 	seen := map[string]int{}
@@ -154,11 +165,11 @@ func writeCSVs(dir string, doc *report.Document) error {
 			name = fmt.Sprintf("%s-%d", name, seen[name])
 		}
 		r := r
-		if err := writeFileAtomic(filepath.Join(dir, "series-"+name+".csv"), func(w *bufio.Writer) error { return report.WriteSeriesCSV(w, r) }); err != nil {
-			return err
+		if err := write("series-"+name+".csv", func(w *bufio.Writer) error { return report.WriteSeriesCSV(w, r) }); err != nil {
+			return wrote, err
 		}
 	}
-	return nil
+	return wrote, nil
 }
 
 // progressPrinter returns a progress callback that redraws one line on

@@ -159,7 +159,7 @@ func cmdSweep(args []string, stdout, stderr io.Writer) error {
 		return err
 	}
 
-	plan := &report.Plan{Command: "sweep", Generator: "headroom " + version,
+	plan := &report.Plan{Command: "sweep", Generator: "headroom " + buildVersion(),
 		Scenario:     report.ScenarioInfo{Name: cfgs[0][0].Name, Description: sc.Description, File: sc.File(), Overrides: o.sets},
 		Variants:     sc.VariantNames(o.variants),
 		Replications: o.batch.replications,

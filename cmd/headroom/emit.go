@@ -4,7 +4,6 @@ import (
 	"bufio"
 	"fmt"
 	"io"
-	"path/filepath"
 	"strings"
 
 	"github.com/headroom-sim/headroom/report"
@@ -47,11 +46,17 @@ func emit(out *report.Output, plan *report.Plan, o outputOptions, stdout io.Writ
 		}
 	}
 	if o.csvPath != "" {
-		if err := writeCSVs(o.csvPath, doc); err != nil {
+		wrote, err := writeCSVs(o.csvPath, doc)
+		if err != nil {
 			return err
 		}
 		if !o.quiet {
-			fmt.Fprintf(stdout, "wrote %s\n", filepath.Join(o.csvPath, "summary.csv"))
+			if o.jsonPath == "" {
+				fmt.Fprintln(stdout)
+			}
+			for _, path := range wrote { // every file, not only summary.csv
+				fmt.Fprintf(stdout, "wrote %s\n", path)
+			}
 		}
 	}
 	return emitHTML(o, stdout, func(path string) error { return writeHTML(path, doc, htmlOptions(plan)) })
@@ -66,7 +71,7 @@ func emitSweep(d *report.SweepDocument, plan *report.Plan, o outputOptions, stdo
 		if plan.Summarize {
 			err = report.WriteGridTerminal(stdout, title, d)
 		} else {
-			err = report.WriteSweepTerminal(stdout, title, d.Sweep.Kind, d.Sweep.Rows)
+			err = report.WriteSweepTerminal(stdout, title, &d.Sweep)
 		}
 		if err != nil {
 			return err

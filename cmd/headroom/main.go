@@ -7,10 +7,17 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"strings"
 )
 
-// version is set at build time with -ldflags "-X main.version=...".
-var version = "0.1.0-dev"
+// version is set at build time with -ldflags "-X main.version=..." (make
+// does, from git describe); buildVersion falls back to Go's build
+// information when it is left at devVersion.
+var version = devVersion
+
+// devVersion is the version of a build with neither -ldflags nor Go's
+// VCS stamping.
+const devVersion = "0.1.0-dev"
 
 // Exit statuses.
 const (
@@ -33,12 +40,15 @@ Usage:
   headroom run [FILE|EXAMPLE] [flags]   simulate a scenario (default: the embedded "morning-peak")
   headroom compare A.toml B.toml ...    simulate several scenarios side by side, with paired differences
   headroom sweep [FILE|EXAMPLE] [flags]  step-load levels or a grid of --param values: throughput and latency per point, knee marked
+  headroom serve [FILE|EXAMPLE] [flags] serve the scenario's tier as live OpenAI- and Anthropic-shaped endpoints
   headroom merge PART.json... [flags]   combine the part files of a sharded run, compare or sweep
   headroom calibrate FILE [flags]       fit a GPU step-time model to measurements; prints TOML to paste
   headroom catalogue                    list the built-in GPUs and models a cluster can name
   headroom validate FILE...             check scenario files without running them
   headroom examples [NAME]              list the embedded example scenarios, or print one
   headroom version                      print the version
+  headroom completion bash|zsh|fish     print a shell completion script
+  headroom help [COMMAND]               this help, or a command's
 
 Examples:
   headroom run                                   # the default scenario, summary in the terminal
@@ -47,7 +57,7 @@ Examples:
   headroom run my.toml --replications 20        # means with 95% confidence intervals
   headroom examples salespeople-peak > mine.toml # start your own from an example
 
-Run "headroom COMMAND --help" for a command's flags.
+Run "headroom help COMMAND" (or "headroom COMMAND --help") for a command's flags.
 Exit status: 0 success, 1 the run failed or was interrupted, 2 bad input.
 `
 
@@ -65,42 +75,144 @@ func main() {
 	os.Exit(run(os.Args[1:], os.Stdout, os.Stderr))
 }
 
+// command is one subcommand: its name, its entry point, and what its
+// positional arguments are, for shell completion.
+type command struct {
+	name string
+	run  func(args []string, stdout, stderr io.Writer) error
+	// args is what the command's arguments complete to: "scenario" (an
+	// example name or a .toml file), "toml", "json", "csv", "example",
+	// "shell" or "command"; "" for none.
+	args string
+}
+
+// commandTable lists the subcommands in the order help gives them.
+func commandTable() []command {
+	return []command{
+		{"run", cmdRun, "scenario"},
+		{"compare", cmdCompare, "toml"},
+		{"sweep", cmdSweep, "scenario"},
+		{"serve", cmdServe, "scenario"},
+		{"merge", cmdMerge, "json"},
+		{"calibrate", cmdCalibrate, "csv"},
+		{"catalogue", cmdCatalogue, ""},
+		{"validate", cmdValidate, "scenario"},
+		{"examples", cmdExamples, "example"},
+		{"version", cmdVersion, ""},
+		{"completion", cmdCompletion, "shell"},
+		{"help", nil, "command"}, // run dispatches it (it needs the table)
+	}
+}
+
+// lookup finds a command by name ("catalog" is "catalogue").
+func lookup(name string) (command, bool) {
+	if name == "catalog" {
+		name = "catalogue"
+	}
+	for _, c := range commandTable() {
+		if c.name == name {
+			return c, true
+		}
+	}
+	return command{}, false
+}
+
 // run dispatches a command line and returns the exit status.
 func run(args []string, stdout, stderr io.Writer) int {
 	if len(args) == 0 {
 		args = []string{"run"}
 	}
 	var err error
-	switch args[0] {
-	case "run":
-		err = cmdRun(args[1:], stdout, stderr)
-	case "validate":
-		err = cmdValidate(args[1:], stdout, stderr)
-	case "compare":
-		err = cmdCompare(args[1:], stdout, stderr)
-	case "sweep":
-		err = cmdSweep(args[1:], stdout, stderr)
-	case "merge":
-		err = cmdMerge(args[1:], stdout, stderr)
-	case "calibrate":
-		err = cmdCalibrate(args[1:], stdout, stderr)
-	case "examples":
-		err = cmdExamples(args[1:], stdout, stderr)
-	case "catalogue", "catalog":
-		err = cmdCatalogue(args[1:], stdout, stderr)
-	case "version", "--version":
-		if len(args) > 1 && (args[1] == "-h" || args[1] == "--help") {
-			fmt.Fprint(stdout, versionUsage)
-			break
-		}
-		fmt.Fprintf(stdout, "headroom %s\n", version)
+	switch name := args[0]; name {
+	case "--version":
+		err = cmdVersion(args[1:], stdout, stderr)
 	case "help", "-h", "--help":
-		fmt.Fprint(stdout, topUsage)
+		err = cmdHelp(args[1:], stdout, stderr)
 	default:
-		fmt.Fprintf(stderr, "headroom: unknown command %q\n\n%s", args[0], topUsage)
-		return exitBadInput
+		c, ok := lookup(name)
+		if !ok {
+			fmt.Fprintf(stderr, "headroom: unknown command %q%s\n\n%s", name, didYouMean(name), topUsage)
+			return exitBadInput
+		}
+		err = c.run(args[1:], stdout, stderr)
 	}
 	return exitStatus(err, stderr)
+}
+
+// cmdHelp prints the general help, or with a command's name that
+// command's help: "headroom help run" is "headroom run --help".
+func cmdHelp(args []string, stdout, stderr io.Writer) error {
+	if len(args) == 0 || args[0] == "help" {
+		fmt.Fprint(stdout, topUsage)
+		return nil
+	}
+	if len(args) > 1 {
+		return badInput("help takes one command, got %d: %s", len(args), strings.Join(args, " "))
+	}
+	c, ok := lookup(args[0])
+	if !ok {
+		return badInput("help: unknown command %q%s; the commands are %s", args[0], didYouMean(args[0]), strings.Join(commandNames(), ", "))
+	}
+	return c.run([]string{"--help"}, stdout, stderr)
+}
+
+// commandNames lists the commands' names.
+func commandNames() []string {
+	table := commandTable()
+	out := make([]string, len(table))
+	for i, c := range table {
+		out[i] = c.name
+	}
+	return out
+}
+
+// didYouMean suggests the command nearest a mistyped one (" (did you mean
+// \"run\"?)"), or "" when none is close.
+func didYouMean(name string) string {
+	best, dist := "", 3
+	for _, c := range commandNames() {
+		if d := editDistance(name, c); d < dist {
+			best, dist = c, d
+		}
+	}
+	if best == "" {
+		return ""
+	}
+	return fmt.Sprintf(" (did you mean %q?)", best)
+}
+
+// editDistance is the Levenshtein distance between a and b.
+func editDistance(a, b string) int {
+	prev := make([]int, len(b)+1)
+	for j := range prev {
+		prev[j] = j
+	}
+	for i := 1; i <= len(a); i++ {
+		cur := make([]int, len(b)+1)
+		cur[0] = i
+		for j := 1; j <= len(b); j++ {
+			cost := 1
+			if a[i-1] == b[j-1] {
+				cost = 0
+			}
+			cur[j] = min(prev[j]+1, cur[j-1]+1, prev[j-1]+cost)
+		}
+		prev = cur
+	}
+	return prev[len(b)]
+}
+
+// cmdVersion prints the version (see buildVersion).
+func cmdVersion(args []string, stdout, stderr io.Writer) error {
+	if len(args) > 0 && (args[0] == "-h" || args[0] == "--help") {
+		fmt.Fprint(stdout, versionUsage)
+		return errHelp
+	}
+	if len(args) > 0 {
+		return badInput("version takes no arguments, got %q", args[0])
+	}
+	fmt.Fprintf(stdout, "headroom %s\n", buildVersion())
+	return nil
 }
 
 func exitStatus(err error, stderr io.Writer) int {

@@ -410,7 +410,7 @@ func TestExamples(t *testing.T) {
 func TestVersion(t *testing.T) {
 	for _, arg := range []string{"version", "--version"} {
 		code, stdout, _ := cli(t, arg)
-		if code != exitOK || stdout != "headroom "+version+"\n" {
+		if code != exitOK || stdout != "headroom "+buildVersion()+"\n" {
 			t.Errorf("%s: exit %d, %q", arg, code, stdout)
 		}
 	}

@@ -25,7 +25,26 @@ type Measurement struct {
 	// breaks the trend of its neighbours). FitRoofline and FitTable leave
 	// suspect points out of the fit and out of the errors they return.
 	Suspect string
+	// TP is the tensor-parallel degree the point was measured at; 0 means
+	// the fitted roofline's.
+	TP int
+	// Part says what was timed: a whole engine step (the zero value) or
+	// only the linear layers (PartLinear, as an operator profile does).
+	Part Part
 }
+
+// Part is what a measurement timed.
+type Part uint8
+
+const (
+	// PartStep is a whole engine iteration.
+	PartStep Part = iota
+	// PartLinear is the linear layers (GEMMs) of every layer with their
+	// per-layer kernel costs, for Batch.Tokens() tokens: no attention,
+	// communication, per-step or per-sequence costs. Roofline.LinearTime
+	// predicts it; a Table cannot.
+	PartLinear
+)
 
 // PointError is a fitted model's prediction for one measurement.
 type PointError struct {
@@ -244,11 +263,11 @@ func ReadSplitwise(r io.Reader, model, hardware string, tp int) ([]Measurement, 
 		out = append(out,
 			Measurement{
 				Batch:   Batch{PrefillSeqs: s.batch, Prefill: s.batch * s.prompt, Context: b * float64(s.prompt)},
-				Seconds: s.promptMS / 1e3, Label: label + " prefill", Suspect: suspect[i],
+				Seconds: s.promptMS / 1e3, Label: label + " prefill", Suspect: suspect[i], TP: s.tp,
 			},
 			Measurement{
 				Batch:   Batch{Decode: s.batch, Context: b * (float64(s.prompt) + float64(s.tokens)/2)},
-				Seconds: s.tokenMS / 1e3, Label: label + " decode", Suspect: suspect[i],
+				Seconds: s.tokenMS / 1e3, Label: label + " decode", Suspect: suspect[i], TP: s.tp,
 			})
 	}
 	return out, nil
@@ -424,127 +443,15 @@ func usable(ms []Measurement) ([]Measurement, error) {
 func pointErrors(sm StepModel, ms []Measurement) []PointError {
 	pe := make([]PointError, len(ms))
 	for i, m := range ms {
-		p := sm.StepTime(m.Batch)
+		var p float64
+		if r, ok := sm.(*Roofline); ok {
+			p = r.Predict(m)
+		} else {
+			p = sm.StepTime(m.Batch)
+		}
 		pe[i] = PointError{Measurement: m, Predicted: p, RelErr: (p - m.Seconds) / m.Seconds}
 	}
 	return pe
-}
-
-// Default starting values for FitRoofline when the start roofline leaves
-// them at zero: typical achieved fractions for serving engines (vidur's
-// profiles give ≈72 % of peak bandwidth for Llama-2-7B decode on H100).
-const (
-	defaultComputeEff   = 0.5
-	defaultBandwidthEff = 0.7
-)
-
-// minEff keeps fitted efficiencies away from 0, which Roofline reads as 1.
-const minEff = 1e-4
-
-func logistic(x float64) float64 { return minEff + (1-minEff)/(1+math.Exp(-x)) }
-
-func logit(p float64) float64 {
-	p = (p - minEff) / (1 - minEff)
-	p = math.Min(math.Max(p, 1e-9), 1-1e-9)
-	return math.Log(p / (1 - p))
-}
-
-// FitRoofline fits ComputeEff and BandwidthEff (each in (0, 1]) and
-// Overhead (>= 0) of start to the measurements by minimising the mean
-// squared relative error, (predicted − measured)² / measured², with gonum's
-// Nelder–Mead on transformed parameters: a logistic for each efficiency and
-// Overhead = s·exp(x) with s the smallest measured step. The search starts
-// from start's values (or 0.5, 0.7 and a tenth of the smallest step when
-// those are zero) and from a small grid of other starting points, keeping
-// the best, so a kink of the max() cannot trap it. GPU, Model and TP are
-// kept. Suspect measurements are ignored. It returns the fitted roofline and
-// the per-point relative errors.
-//
-// When every point is memory-bound the compute efficiency is not
-// identifiable (any value that keeps the points memory-bound fits equally),
-// and vice versa; the returned value is then merely one that fits.
-func FitRoofline(start Roofline, ms []Measurement) (Roofline, []PointError, error) {
-	if err := start.Validate(); err != nil {
-		return Roofline{}, nil, err
-	}
-	if start.TP == 0 {
-		start.TP = 1
-	}
-	pts, err := usable(ms)
-	if err != nil {
-		return Roofline{}, nil, err
-	}
-	scale := math.Inf(1)
-	for _, m := range pts {
-		scale = math.Min(scale, m.Seconds)
-	}
-	// Per-point compute and memory times at efficiency 1 do not depend on
-	// the parameters, so compute them once.
-	ideal := start
-	ideal.ComputeEff, ideal.BandwidthEff, ideal.Overhead = 1, 1, 0
-	tc := make([]float64, len(pts))
-	tm := make([]float64, len(pts))
-	for i, m := range pts {
-		tc[i] = ideal.ComputeTime(m.Batch)
-		tm[i] = ideal.MemoryTime(m.Batch)
-	}
-	decode := func(x []float64) (ce, be, ov float64) {
-		return logistic(x[0]), logistic(x[1]), scale * math.Exp(math.Max(math.Min(x[2], 50), -50))
-	}
-	obj := func(x []float64) float64 {
-		ce, be, ov := decode(x)
-		var s float64
-		for i, m := range pts {
-			p := ov + math.Max(tc[i]/ce, tm[i]/be)
-			e := (p - m.Seconds) / m.Seconds
-			s += e * e
-		}
-		return s / float64(len(pts))
-	}
-	ce0, be0, ov0 := start.ComputeEff, start.BandwidthEff, start.Overhead
-	if ce0 <= 0 {
-		ce0 = defaultComputeEff
-	}
-	if be0 <= 0 {
-		be0 = defaultBandwidthEff
-	}
-	if ov0 <= 0 {
-		ov0 = 0.1 * scale
-	}
-	starts := [][]float64{{logit(ce0), logit(be0), math.Log(ov0 / scale)}}
-	for _, ce := range []float64{0.05, 0.3, 0.8} {
-		for _, be := range []float64{0.2, 0.6, 0.95} {
-			for _, ov := range []float64{0.01, 0.5} {
-				starts = append(starts, []float64{logit(ce), logit(be), math.Log(ov)})
-			}
-		}
-	}
-	best, bestF := []float64(nil), math.Inf(1)
-	var lastErr error
-	for _, x0 := range starts {
-		x, f, err := nelderMead(obj, x0)
-		if err != nil {
-			lastErr = err
-			continue
-		}
-		if f < bestF {
-			best, bestF = x, f
-		}
-	}
-	if best == nil {
-		return Roofline{}, nil, fmt.Errorf("perf: roofline fit failed: %w", lastErr)
-	}
-	// Restart from the best point: Nelder–Mead's simplex can collapse early.
-	for range 3 {
-		x, f, err := nelderMead(obj, best)
-		if err != nil || f >= bestF*(1-1e-12) {
-			break
-		}
-		best, bestF = x, f
-	}
-	out := start
-	out.ComputeEff, out.BandwidthEff, out.Overhead = decode(best)
-	return out, pointErrors(&out, pts), nil
 }
 
 // nelderMead minimises f from x0 with gonum's Nelder–Mead.

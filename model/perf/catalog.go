@@ -8,28 +8,44 @@ import (
 
 // GPU is one accelerator's datasheet figures (dense, no sparsity).
 //
-// TFLOPS is the dense BF16 tensor throughput in 10¹² FLOP/s, BandwidthGBs the
-// memory bandwidth in 10⁹ bytes/s and MemoryGB the usable device memory in 10⁹
-// bytes (decimal units throughout, as on datasheets).
+// TFLOPS is the dense BF16 tensor throughput in 10¹² FLOP/s, FP8TFLOPS the
+// dense FP8 one (0 when the GPU has no FP8 tensor cores), BandwidthGBs the
+// memory bandwidth in 10⁹ bytes/s and MemoryGB the usable device memory in
+// 10⁹ bytes (decimal units throughout, as on datasheets). InterconnectGBs
+// is the bandwidth one GPU can send to its peers in one direction, which
+// bounds a ring all-reduce (NVLink 4: 900 GB/s both ways, 450 one way).
 type GPU struct {
 	// Name is the catalogue name, e.g. "H100-SXM".
 	Name string
 	// TFLOPS is dense BF16 throughput, 10¹² FLOP/s (no 2:4 sparsity).
 	TFLOPS float64
+	// FP8TFLOPS is dense FP8 throughput, 10¹² FLOP/s; 0 means no FP8 tensor
+	// cores (FP8 weights are then widened and run at TFLOPS).
+	FP8TFLOPS float64
 	// BandwidthGBs is memory bandwidth, 10⁹ bytes/s.
 	BandwidthGBs float64
 	// MemoryGB is device memory, 10⁹ bytes.
 	MemoryGB float64
+	// Interconnect names the GPU-to-GPU link, e.g. "NVLink 4" or "PCIe 4.0 x16".
+	Interconnect string
+	// InterconnectGBs is the link bandwidth per GPU in one direction, 10⁹ bytes/s.
+	InterconnectGBs float64
+	// Source names where the figures come from.
+	Source string
 }
 
 // Model is a transformer's shape.
 //
 // Params counts every parameter (embeddings and LM head included);
 // ActiveParams is the number used per token, equal to Params for a dense
-// model and smaller for a mixture of experts. HeadDim is the per-head
-// dimension, KVHeads the number of key/value heads (fewer than Heads under
-// grouped-query attention) and DtypeBytes the bytes per weight and per KV
-// element (2 for bf16).
+// model and smaller for a mixture of experts, which also sets Experts (the
+// routed experts per layer) and ExpertsPerToken (top-k). HeadDim is the
+// per-head dimension, KVHeads the number of key/value heads (fewer than
+// Heads under grouped-query attention) and DtypeBytes the bytes per weight
+// and per KV element of the published checkpoint (2 for bf16). KVDim, when
+// set, is the size of a compressed per-layer KV entry that every
+// tensor-parallel rank holds whole (DeepSeek's multi-head latent attention:
+// 512 + 64); otherwise a layer keeps 2 × KVHeads × HeadDim per token.
 type Model struct {
 	// Name is the catalogue name, lower case, e.g. "llama-3.1-8b".
 	Name string
@@ -51,25 +67,56 @@ type Model struct {
 	FFN int
 	// Vocab is the vocabulary size.
 	Vocab int
-	// DtypeBytes is bytes per weight and per KV-cache element (2 for bf16).
+	// DtypeBytes is bytes per weight (2 for bf16, 1 for FP8, 0.5 for INT4),
+	// and per KV-cache element unless KVDtypeBytes is set.
 	DtypeBytes float64
+	// KVDtypeBytes is bytes per KV-cache element (0: DtypeBytes).
+	KVDtypeBytes float64
+	// FP8Compute runs the linear layers on FP8 tensor cores (FP8 weights and
+	// activations, W8A8) at the GPU's FP8TFLOPS, when it has them.
+	FP8Compute bool
+	// Experts is the number of routed experts per MoE layer (0: dense).
+	Experts int
+	// ExpertsPerToken is how many routed experts each token uses (top-k).
+	ExpertsPerToken int
+	// KVDim is a latent KV entry's elements per layer and token, replicated
+	// on every tensor-parallel rank (0: 2 × KVHeads × HeadDim, split by heads).
+	KVDim int
+	// TiedEmbeddings is true when the LM head shares the embedding matrix.
+	TiedEmbeddings bool
+	// Source names where the shape comes from.
+	Source string
 }
 
-// gpus is the catalogue of shared/research/data-notes.md §3 (vendor
-// datasheets, dense BF16). A10G's 70 TFLOPS is marked "(verify)" there: it is
-// the commonly quoted figure for AWS's A10G, whereas NVIDIA's A10 datasheet
-// gives 125. B200 is the 1000 W HGX part with 180 GB usable.
+// Datasheet sources of the GPU catalogue.
+const (
+	srcNVIDIAA100 = "NVIDIA A100 datasheet"
+	srcNVIDIAH100 = "NVIDIA H100 datasheet (SXM, PCIe, NVL columns; dense = half the sparse figure)"
+	srcNVIDIAH200 = "NVIDIA H200 datasheet"
+	srcNVIDIAB200 = "NVIDIA HGX B200 datasheet (1000 W part, 180 GB usable)"
+	srcNVIDIAL40S = "NVIDIA L40S datasheet"
+	srcNVIDIAL4   = "NVIDIA L4 datasheet"
+	srcAWSA10G    = "AWS G5 (A10G) documentation; NVIDIA's A10 datasheet gives 125 TFLOP/s"
+	srcAMDMI300X  = "AMD Instinct MI300X datasheet (7 Infinity Fabric links of 64 GB/s each way)"
+)
+
+// gpus is the catalogue: vendor datasheets, dense figures (no 2:4
+// sparsity). A10G's 70 TFLOPS is the figure commonly quoted for AWS's A10G,
+// whereas NVIDIA's A10 datasheet gives 125. B200 is the 1000 W HGX part with
+// 180 GB usable. PCIe cards list the PCIe link of their slot; H100 NVL
+// pairs are bridged by NVLink at 600 GB/s both ways.
 var gpus = []GPU{
-	{Name: "A10G", TFLOPS: 70, BandwidthGBs: 600, MemoryGB: 24},
-	{Name: "L4", TFLOPS: 121, BandwidthGBs: 300, MemoryGB: 24},
-	{Name: "L40S", TFLOPS: 362, BandwidthGBs: 864, MemoryGB: 48},
-	{Name: "A100-40GB", TFLOPS: 312, BandwidthGBs: 1555, MemoryGB: 40},
-	{Name: "A100-80GB", TFLOPS: 312, BandwidthGBs: 2039, MemoryGB: 80},
-	{Name: "H100-SXM", TFLOPS: 989, BandwidthGBs: 3350, MemoryGB: 80},
-	{Name: "H100-PCIe", TFLOPS: 756, BandwidthGBs: 2000, MemoryGB: 80},
-	{Name: "H200", TFLOPS: 989, BandwidthGBs: 4800, MemoryGB: 141},
-	{Name: "B200", TFLOPS: 2250, BandwidthGBs: 8000, MemoryGB: 180},
-	{Name: "MI300X", TFLOPS: 1307, BandwidthGBs: 5300, MemoryGB: 192},
+	{Name: "A10G", TFLOPS: 70, BandwidthGBs: 600, MemoryGB: 24, Interconnect: "PCIe 4.0 x16", InterconnectGBs: 32, Source: srcAWSA10G},
+	{Name: "L4", TFLOPS: 121, FP8TFLOPS: 242, BandwidthGBs: 300, MemoryGB: 24, Interconnect: "PCIe 4.0 x16", InterconnectGBs: 32, Source: srcNVIDIAL4},
+	{Name: "L40S", TFLOPS: 362, FP8TFLOPS: 733, BandwidthGBs: 864, MemoryGB: 48, Interconnect: "PCIe 4.0 x16", InterconnectGBs: 32, Source: srcNVIDIAL40S},
+	{Name: "A100-40GB", TFLOPS: 312, BandwidthGBs: 1555, MemoryGB: 40, Interconnect: "NVLink 3", InterconnectGBs: 300, Source: srcNVIDIAA100},
+	{Name: "A100-80GB", TFLOPS: 312, BandwidthGBs: 2039, MemoryGB: 80, Interconnect: "NVLink 3", InterconnectGBs: 300, Source: srcNVIDIAA100},
+	{Name: "H100-SXM", TFLOPS: 989, FP8TFLOPS: 1979, BandwidthGBs: 3350, MemoryGB: 80, Interconnect: "NVLink 4", InterconnectGBs: 450, Source: srcNVIDIAH100},
+	{Name: "H100-PCIe", TFLOPS: 756, FP8TFLOPS: 1513, BandwidthGBs: 2000, MemoryGB: 80, Interconnect: "PCIe 5.0 x16", InterconnectGBs: 64, Source: srcNVIDIAH100},
+	{Name: "H100-NVL", TFLOPS: 835, FP8TFLOPS: 1671, BandwidthGBs: 3900, MemoryGB: 94, Interconnect: "NVLink bridge (pairs)", InterconnectGBs: 300, Source: srcNVIDIAH100},
+	{Name: "H200", TFLOPS: 989, FP8TFLOPS: 1979, BandwidthGBs: 4800, MemoryGB: 141, Interconnect: "NVLink 4", InterconnectGBs: 450, Source: srcNVIDIAH200},
+	{Name: "B200", TFLOPS: 2250, FP8TFLOPS: 4500, BandwidthGBs: 8000, MemoryGB: 180, Interconnect: "NVLink 5", InterconnectGBs: 900, Source: srcNVIDIAB200},
+	{Name: "MI300X", TFLOPS: 1307, FP8TFLOPS: 2615, BandwidthGBs: 5300, MemoryGB: 192, Interconnect: "Infinity Fabric", InterconnectGBs: 448, Source: srcAMDMI300X},
 }
 
 // gpuAliases maps other spellings (lower case) to catalogue names. The
@@ -81,30 +128,48 @@ var gpuAliases = map[string]string{
 	"h100-sxm5": "H100-SXM",
 	"a100":      "A100-80GB",
 	"h200-sxm":  "H200",
+	"h100-94gb": "H100-NVL",
 	"a10":       "A10G",
 }
 
-// models is the catalogue of shared/research/data-notes.md §3 (from each
-// model's HF config.json and paper).
+// Sources of the model catalogue: each model's published config.json.
+const (
+	srcHF = "the model's config.json on Hugging Face"
+)
+
+// models is the catalogue (from each model's config.json and paper).
+// Mixture-of-experts counts: Mixtral 8x7B 46.7B total / 12.9B active
+// (Mixtral paper), 8x22B 141B / 39B (Mistral's announcement), Qwen3-30B-A3B
+// 30.5B / 3.3B and Qwen3-235B-A22B 235B / 22B (Qwen3 model cards),
+// DeepSeek-V3 671B / 37B (DeepSeek-V3 report, without the 14B
+// multi-token-prediction module), its KV a 512 + 64 latent per layer.
 var models = []Model{
-	{Name: "llama-3.1-8b", Params: 8.03e9, ActiveParams: 8.03e9, Layers: 32, Hidden: 4096, Heads: 32, KVHeads: 8, HeadDim: 128, FFN: 14336, Vocab: 128256, DtypeBytes: 2},
-	{Name: "llama-3.1-70b", Params: 70.6e9, ActiveParams: 70.6e9, Layers: 80, Hidden: 8192, Heads: 64, KVHeads: 8, HeadDim: 128, FFN: 28672, Vocab: 128256, DtypeBytes: 2},
-	{Name: "llama-3.1-405b", Params: 405e9, ActiveParams: 405e9, Layers: 126, Hidden: 16384, Heads: 128, KVHeads: 8, HeadDim: 128, FFN: 53248, Vocab: 128256, DtypeBytes: 2},
-	{Name: "mistral-7b", Params: 7.24e9, ActiveParams: 7.24e9, Layers: 32, Hidden: 4096, Heads: 32, KVHeads: 8, HeadDim: 128, FFN: 14336, Vocab: 32000, DtypeBytes: 2},
-	{Name: "mixtral-8x7b", Params: 46.7e9, ActiveParams: 12.9e9, Layers: 32, Hidden: 4096, Heads: 32, KVHeads: 8, HeadDim: 128, FFN: 14336, Vocab: 32000, DtypeBytes: 2},
-	{Name: "qwen2.5-7b", Params: 7.61e9, ActiveParams: 7.61e9, Layers: 28, Hidden: 3584, Heads: 28, KVHeads: 4, HeadDim: 128, FFN: 18944, Vocab: 152064, DtypeBytes: 2},
-	{Name: "qwen2.5-72b", Params: 72.7e9, ActiveParams: 72.7e9, Layers: 80, Hidden: 8192, Heads: 64, KVHeads: 8, HeadDim: 128, FFN: 29568, Vocab: 152064, DtypeBytes: 2},
-	{Name: "llama-2-7b", Params: 6.7e9, ActiveParams: 6.7e9, Layers: 32, Hidden: 4096, Heads: 32, KVHeads: 32, HeadDim: 128, FFN: 11008, Vocab: 32000, DtypeBytes: 2},
-	{Name: "llama-2-70b", Params: 69e9, ActiveParams: 69e9, Layers: 80, Hidden: 8192, Heads: 64, KVHeads: 8, HeadDim: 128, FFN: 28672, Vocab: 32000, DtypeBytes: 2},
+	{Name: "llama-3.1-8b", Params: 8.03e9, ActiveParams: 8.03e9, Layers: 32, Hidden: 4096, Heads: 32, KVHeads: 8, HeadDim: 128, FFN: 14336, Vocab: 128256, DtypeBytes: 2, Source: srcHF},
+	{Name: "llama-3.1-70b", Params: 70.6e9, ActiveParams: 70.6e9, Layers: 80, Hidden: 8192, Heads: 64, KVHeads: 8, HeadDim: 128, FFN: 28672, Vocab: 128256, DtypeBytes: 2, Source: srcHF},
+	{Name: "llama-3.3-70b", Params: 70.6e9, ActiveParams: 70.6e9, Layers: 80, Hidden: 8192, Heads: 64, KVHeads: 8, HeadDim: 128, FFN: 28672, Vocab: 128256, DtypeBytes: 2, Source: srcHF},
+	{Name: "llama-3.1-405b", Params: 405e9, ActiveParams: 405e9, Layers: 126, Hidden: 16384, Heads: 128, KVHeads: 8, HeadDim: 128, FFN: 53248, Vocab: 128256, DtypeBytes: 2, Source: srcHF},
+	{Name: "mistral-7b", Params: 7.24e9, ActiveParams: 7.24e9, Layers: 32, Hidden: 4096, Heads: 32, KVHeads: 8, HeadDim: 128, FFN: 14336, Vocab: 32000, DtypeBytes: 2, Source: srcHF},
+	{Name: "mixtral-8x7b", Params: 46.7e9, ActiveParams: 12.9e9, Layers: 32, Hidden: 4096, Heads: 32, KVHeads: 8, HeadDim: 128, FFN: 14336, Vocab: 32000, DtypeBytes: 2, Experts: 8, ExpertsPerToken: 2, Source: srcHF},
+	{Name: "mixtral-8x22b", Params: 141e9, ActiveParams: 39e9, Layers: 56, Hidden: 6144, Heads: 48, KVHeads: 8, HeadDim: 128, FFN: 16384, Vocab: 32768, DtypeBytes: 2, Experts: 8, ExpertsPerToken: 2, Source: srcHF},
+	{Name: "qwen2.5-7b", Params: 7.61e9, ActiveParams: 7.61e9, Layers: 28, Hidden: 3584, Heads: 28, KVHeads: 4, HeadDim: 128, FFN: 18944, Vocab: 152064, DtypeBytes: 2, Source: srcHF},
+	{Name: "qwen2.5-72b", Params: 72.7e9, ActiveParams: 72.7e9, Layers: 80, Hidden: 8192, Heads: 64, KVHeads: 8, HeadDim: 128, FFN: 29568, Vocab: 152064, DtypeBytes: 2, Source: srcHF},
+	{Name: "qwen3-8b", Params: 8.19e9, ActiveParams: 8.19e9, Layers: 36, Hidden: 4096, Heads: 32, KVHeads: 8, HeadDim: 128, FFN: 12288, Vocab: 151936, DtypeBytes: 2, Source: srcHF},
+	{Name: "qwen3-32b", Params: 32.8e9, ActiveParams: 32.8e9, Layers: 64, Hidden: 5120, Heads: 64, KVHeads: 8, HeadDim: 128, FFN: 25600, Vocab: 151936, DtypeBytes: 2, Source: srcHF},
+	{Name: "qwen3-30b-a3b", Params: 30.5e9, ActiveParams: 3.3e9, Layers: 48, Hidden: 2048, Heads: 32, KVHeads: 4, HeadDim: 128, FFN: 768, Vocab: 151936, DtypeBytes: 2, Experts: 128, ExpertsPerToken: 8, Source: srcHF},
+	{Name: "qwen3-235b-a22b", Params: 235e9, ActiveParams: 22e9, Layers: 94, Hidden: 4096, Heads: 64, KVHeads: 4, HeadDim: 128, FFN: 1536, Vocab: 151936, DtypeBytes: 2, Experts: 128, ExpertsPerToken: 8, Source: srcHF},
+	{Name: "deepseek-v3", Params: 671e9, ActiveParams: 37e9, Layers: 61, Hidden: 7168, Heads: 128, KVHeads: 128, HeadDim: 128, FFN: 2048, Vocab: 129280, DtypeBytes: 1, KVDtypeBytes: 2, Experts: 256, ExpertsPerToken: 8, KVDim: 576, Source: srcHF + " (FP8 weights as published, BF16 KV of a 512 + 64 latent)"},
+	{Name: "llama-2-7b", Params: 6.7e9, ActiveParams: 6.7e9, Layers: 32, Hidden: 4096, Heads: 32, KVHeads: 32, HeadDim: 128, FFN: 11008, Vocab: 32000, DtypeBytes: 2, Source: srcHF},
+	{Name: "llama-2-13b", Params: 13.0e9, ActiveParams: 13.0e9, Layers: 40, Hidden: 5120, Heads: 40, KVHeads: 40, HeadDim: 128, FFN: 13824, Vocab: 32000, DtypeBytes: 2, Source: srcHF},
+	{Name: "llama-2-70b", Params: 69e9, ActiveParams: 69e9, Layers: 80, Hidden: 8192, Heads: 64, KVHeads: 8, HeadDim: 128, FFN: 28672, Vocab: 32000, DtypeBytes: 2, Source: srcHF},
 }
 
 // GPUs returns the built-in GPU catalogue (a fresh copy): A10G, L4, L40S,
-// A100-40GB, A100-80GB, H100-SXM, H100-PCIe, H200, B200 and MI300X.
+// A100-40GB, A100-80GB, H100-SXM, H100-PCIe, H100-NVL, H200, B200 and
+// MI300X.
 func GPUs() []GPU { return append([]GPU(nil), gpus...) }
 
-// Models returns the built-in model catalogue (a fresh copy): llama-3.1-8b,
-// llama-3.1-70b, llama-3.1-405b, mistral-7b, mixtral-8x7b, qwen2.5-7b,
-// qwen2.5-72b, llama-2-7b and llama-2-70b, all bf16.
+// Models returns the built-in model catalogue (a fresh copy), in
+// catalogue order; all are bf16 checkpoints except deepseek-v3 (FP8).
 func Models() []Model { return append([]Model(nil), models...) }
 
 // LookupGPU finds a catalogue GPU by name, ignoring case. A few aliases are
@@ -157,17 +222,105 @@ func modelKey(s string) string {
 	}, strings.ToLower(strings.TrimSpace(s)))
 }
 
-// KVBytesPerToken is the KV-cache size of one token across all layers:
-// 2 (K and V) × Layers × KVHeads × HeadDim × DtypeBytes.
+// kvBytes is bytes per KV element.
+func (m Model) kvBytes() float64 {
+	if m.KVDtypeBytes > 0 {
+		return m.KVDtypeBytes
+	}
+	return m.DtypeBytes
+}
+
+// KVBytesPerToken is the KV-cache size of one token across all layers on
+// one GPU: 2 (K and V) × Layers × KVHeads × HeadDim × KV bytes, or
+// Layers × KVDim × KV bytes for a latent KV.
 func (m Model) KVBytesPerToken() float64 {
-	return 2 * float64(m.Layers) * float64(m.KVHeads) * float64(m.HeadDim) * m.DtypeBytes
+	if m.KVDim > 0 {
+		return float64(m.Layers) * float64(m.KVDim) * m.kvBytes()
+	}
+	return 2 * float64(m.Layers) * float64(m.KVHeads) * float64(m.HeadDim) * m.kvBytes()
+}
+
+// KVGroupBytesPerToken is the KV-cache memory one token takes on a whole
+// tensor-parallel group of tp GPUs. Heads are split across the ranks; when
+// tp exceeds KVHeads each KV head is replicated on tp/KVHeads ranks (as
+// vLLM does), and a latent KV (KVDim) is held whole by every rank.
+func (m Model) KVGroupBytesPerToken(tp int) float64 {
+	tp = max(tp, 1)
+	if m.KVDim > 0 {
+		return m.KVBytesPerToken() * float64(tp)
+	}
+	return 2 * float64(m.Layers) * float64(max(m.KVHeads, tp)) * float64(m.HeadDim) * m.kvBytes()
 }
 
 // WeightBytes is the size of all weights: Params × DtypeBytes.
 func (m Model) WeightBytes() float64 { return m.Params * m.DtypeBytes }
 
+// headParams is the LM head's parameter count (Vocab × Hidden), which every
+// step applies only to the sequences that sample a token.
+func (m Model) headParams() float64 { return float64(m.Vocab) * float64(m.Hidden) }
+
+// embedParams is the parameter count outside the transformer blocks:
+// the embedding and, unless tied, the LM head.
+func (m Model) embedParams() float64 {
+	if m.TiedEmbeddings {
+		return m.headParams()
+	}
+	return 2 * m.headParams()
+}
+
+// blockParams splits the transformer blocks' parameters (all layers) into
+// the dense part every token uses and the routed experts (all of them).
+// For a dense model, or a shape without a vocabulary, experts is 0 and
+// dense is what the model's counts leave after the embeddings.
+func (m Model) blockParams() (dense, experts float64) {
+	outside := m.embedParams()
+	if outside >= m.ActiveParams {
+		outside = 0 // a hand-written shape without a sensible vocabulary
+	}
+	if m.Experts > 0 && m.ExpertsPerToken > 0 && m.ExpertsPerToken < m.Experts && m.Params > m.ActiveParams {
+		share := float64(m.ExpertsPerToken) / float64(m.Experts)
+		experts = (m.Params - m.ActiveParams) / (1 - share)
+		dense = m.Params - experts - outside
+		if dense < 0 {
+			dense = 0
+		}
+		return dense, experts
+	}
+	return m.ActiveParams - outside, 0
+}
+
+// CheckTP reports a tensor-parallel degree the model cannot be split by: as
+// vLLM requires, tp must divide the attention heads, and must divide the KV
+// heads or be a multiple of them (a KV head is then replicated).
+func (m Model) CheckTP(tp int) error {
+	if tp < 1 {
+		return fmt.Errorf("perf: tensor parallelism %d must be at least 1", tp)
+	}
+	if m.Heads > 0 && m.Heads%tp != 0 {
+		return fmt.Errorf("perf: tensor parallelism %d does not divide %s's %d attention heads (%s)", tp, m.Name, m.Heads, divisorsText(m.Heads))
+	}
+	if m.KVDim == 0 && m.KVHeads > 0 && m.KVHeads%tp != 0 && tp%m.KVHeads != 0 {
+		return fmt.Errorf("perf: tensor parallelism %d neither divides nor is a multiple of %s's %d KV heads", tp, m.Name, m.KVHeads)
+	}
+	return nil
+}
+
+// divisorsText lists n's divisors up to 64: "1, 2, 4 or 8 work".
+func divisorsText(n int) string {
+	var d []string
+	for i := 1; i <= min(n, 64); i++ {
+		if n%i == 0 {
+			d = append(d, fmt.Sprint(i))
+		}
+	}
+	if len(d) == 1 {
+		return d[0] + " works"
+	}
+	return strings.Join(d[:len(d)-1], ", ") + " or " + d[len(d)-1] + " work"
+}
+
 // KVCapacityTokens is how many tokens of KV cache fit on tp GPUs:
-// (memory × util × tp − weights) / KV bytes per token, with memory in bytes
+// (memory × util × tp − weights) / KVGroupBytesPerToken(tp), with memory in bytes
 // (MemoryGB × 10⁹). util is the fraction of device memory the engine may use
 // (vLLM's gpu_memory_utilization, typically 0.9); activations and CUDA
 // graphs are assumed to live in the remainder. An error (saying by how much)
@@ -182,7 +335,7 @@ func KVCapacityTokens(g GPU, m Model, tp int, util float64) (float64, error) {
 	if !(g.MemoryGB > 0) {
 		return 0, fmt.Errorf("perf: GPU %q has no memory size", g.Name)
 	}
-	kv := m.KVBytesPerToken()
+	kv := m.KVGroupBytesPerToken(tp)
 	if !(kv > 0) {
 		return 0, fmt.Errorf("perf: model %q has no KV-cache shape (layers, kv_heads, head_dim, dtype)", m.Name)
 	}

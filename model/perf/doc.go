@@ -5,43 +5,33 @@
 //
 // # Catalogue
 //
-// GPUs and Models are the datasheet and config.json figures of
-// shared/research/data-notes.md §3: dense BF16 TFLOP/s, memory bandwidth and
-// size for ten accelerators, and the transformer shapes of nine open models.
-// From a shape follow the KV-cache bytes per token,
-// 2 × layers × kv_heads × head_dim × dtype bytes, the weight bytes,
-// params × dtype bytes, and KVCapacityTokens, the number of tokens of KV
-// cache that fit beside the weights on a tensor-parallel group.
+// GPUs and Models are vendor datasheets and each model's config.json:
+// dense BF16 and FP8 TFLOP/s, memory bandwidth and size, and the
+// GPU-to-GPU link of eleven accelerators; the transformer shapes of
+// seventeen open models, mixtures of experts (experts, top-k) and a latent
+// KV (DeepSeek-V3) included, each with its source. From a shape follow the
+// KV-cache bytes per token (2 × layers × KV heads × head dim × KV bytes, or
+// layers × latent × KV bytes), the weights, and KVCapacityTokens, the
+// tokens of KV cache that fit beside the weights on a tensor-parallel
+// group (KV heads replicated when TP exceeds them). Model.CheckTP refuses
+// a TP that does not split the heads.
 //
 // # Step models
 //
 // A Batch describes one engine iteration: Decode sequences each produce a
 // token, PrefillSeqs sequences feed Prefill prompt tokens, and attention
 // reads Context cached tokens in total. A StepModel turns a Batch into
-// seconds. There are two:
+// seconds. There are two.
 //
-// Roofline is the analytical model. A step costs a fixed Overhead plus the
-// larger of its compute time and its memory time,
-//
-//	FLOPs = 2·ActiveParams·(Decode + Prefill) + 4·Layers·Heads·HeadDim·pairs
-//	Bytes = WeightBytes + (Context + Decode + Prefill)·KVBytesPerToken
-//	time  = Overhead + max(FLOPs / (TFLOPS·10¹²·ComputeEff·TP),
-//	                       Bytes / (BandwidthGBs·10⁹·BandwidthEff·TP))
-//
-// where pairs counts the (query, key) pairs attention evaluates (see
-// Roofline.FLOPs; it is exact for chunked prefill and prefix-cache hits only
-// when the caller fills the optional Batch.PrefillContext). Decode steps read every weight to produce a few tokens
-// and are memory-bound; prefill of a long prompt reuses each weight for
-// thousands of tokens and is compute-bound; the knee lies near
-// TFLOPS/bandwidth tokens per step (≈300 on an H100 at datasheet peaks,
-// which matches the 128–256-token knee vidur measures for Llama-2-7B).
-// Assumptions: tensor parallelism splits both work terms evenly over TP GPUs
-// and costs nothing extra (no all-reduce term: calibration folds it into
-// Overhead); compute and memory traffic overlap perfectly (max, not sum);
-// activations stay on chip; a mixture of experts reads all its weights every
-// step (true at large batch, pessimistic at batch 1); no speculative
-// decoding, quantisation or prefix-cache hits beyond what the caller puts in
-// Context.
+// Roofline is the analytical model: fixed costs per step, layer and
+// sequence; the linear layers' compute and weight reads joined by a knee
+// (max, or the smooth sqrt(C² + M²)); prefill attention as compute; decode
+// attention and KV writes as memory traffic; and the tensor-parallel ring
+// all-reduces (a latency per ring step plus bytes over the link). Weights
+// and KV have their own dtypes, FP8 weights run at the FP8 rate, and a
+// mixture of experts reads the share of its experts a batch touches. See
+// Roofline for the formula and its assumptions; DefaultRoofline gives the
+// defaults, fitted to public data (defaults.go).
 //
 // Table is the empirical model: a measured step-time curve against batch
 // size, linearly interpolated (held below the first point, extrapolated
@@ -51,21 +41,16 @@
 // # Calibration
 //
 // ReadSplitwise reads the Splitwise profiling table (Patel et al., ISCA
-// 2024; DGX-A100 and DGX-H100 measurements of Llama-2-70B and BLOOM-176B)
-// and ReadStepCSV a simple documented CSV of one's own measurements, both
-// into Measurements. FitRoofline fits a Roofline's two efficiencies and
-// overhead to them by minimising the mean squared relative error with
-// gonum's Nelder–Mead; FitTable builds a Table when no GPU or model
-// specification is known. ErrorSummary reports the mean, 90th-percentile
-// and maximum absolute relative error of a fit.
-//
-// On the Splitwise Llama-2-70B TP8 profiles the fitted roofline reproduces
-// decode steps to about 5–6 % mean error and prefill to about 12–15 %. Its
-// known misfits are structural: the measured decode step grows by about
-// 0.3 ms per sequence (30 → 50 ms from batch 1 to 64 on H100), which a
-// max(compute, memory) form with one ComputeEff shared with prefill cannot
-// follow, so decode at batch 64 is predicted about 30 % short; and the
-// measured prefill cost per token rises 1.5–2× between 2k and 4k tokens in a
-// step, which no single compute efficiency follows. A fitted Table follows
-// the decode curve to about 2 %.
+// 2024), ReadStepCSV a simple documented CSV of one's own measurements and
+// ReadVidurMLP vidur's operator profiles (Agrawal et al., MLSys 2024), all
+// into Measurements; a Measurement may carry its own TP and say it timed
+// only the linear layers (PartLinear). FitRooflineWith fits any set of the
+// roofline's parameters within bounds by minimising the mean squared
+// relative error with gonum's Nelder–Mead, says which parameters the data
+// cannot tell apart (DefaultFree) and which ended on a bound, and gives a
+// cross-validated error beside the in-sample one; FitRoofline is its short
+// form. FitTable builds a Table when no GPU or model is known.
+// ErrorSummary reports the mean, 90th-percentile and maximum absolute
+// relative error. Any reader that produces Measurements (a load-test
+// reader giving per-step times, for instance) feeds the same fits.
 package perf

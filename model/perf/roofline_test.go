@@ -25,23 +25,27 @@ func mustModel(t testing.TB, name string) Model {
 	return m
 }
 
-// Decode at batch 1 reads the weights once: 13.4 GB / 3.35 TB/s = 4.0 ms
-// for Llama-2-7B on an H100 at full bandwidth.
+// Decode at batch 1 reads the weights once (all but the embedding table,
+// of which one row is read): (6.7e9 − 32000 × 4096) × 2 bytes / 3.35 TB/s
+// = 3.92 ms for Llama-2-7B on an H100 at full bandwidth, plus its KV.
 func TestRooflineDecodeBatch1IsWeightsOverBandwidth(t *testing.T) {
 	r := Roofline{GPU: mustGPU(t, "H100-SXM"), Model: mustModel(t, "llama-2-7b"), TP: 1, ComputeEff: 0.5, BandwidthEff: 1}
 	b := Batch{Decode: 1, Context: 100}
 	got := r.StepTime(b)
-	want := 13.4e9 / 3.35e12
+	want := (6.7e9-32000*4096)*2/3.35e12 + 101*524288/3.35e12
 	if math.Abs(got-want)/want > 0.01 {
 		t.Errorf("decode step = %.4f ms, want %.4f ms ±1%%", got*1e3, want*1e3)
 	}
 	if r.ComputeTime(b) >= r.MemoryTime(b) {
 		t.Errorf("batch-1 decode is not memory-bound: compute %g s, memory %g s", r.ComputeTime(b), r.MemoryTime(b))
 	}
-	// Tensor parallelism divides the time; overhead adds to it.
+	// Tensor parallelism divides the time and adds two all-reduces a layer
+	// of one token's activations (4096 × 2 bytes, ring: 2 × 3/4 of it over
+	// 450 GB/s); overhead adds to it.
 	r.TP, r.Overhead = 4, 0.002
-	if got4 := r.StepTime(b); math.Abs(got4-(0.002+got/4)) > 1e-12 {
-		t.Errorf("TP4 + 2 ms = %g, want %g", got4, 0.002+got/4)
+	comm := 2 * 32 * 2 * 0.75 * 4096 * 2 / 450e9
+	if got4 := r.StepTime(b); math.Abs(got4-(0.002+got/4+comm)) > 1e-9*got4 {
+		t.Errorf("TP4 + 2 ms = %g, want %g", got4, 0.002+got/4+comm)
 	}
 	// The zero value of the efficiencies means datasheet peak.
 	z := Roofline{GPU: r.GPU, Model: r.Model}
@@ -71,7 +75,7 @@ func TestRooflinePrefillComputeBound(t *testing.T) {
 		prev = work
 		// Exactly the linear FLOPs plus causal attention over 512-token prompts.
 		m := r.Model
-		flops := 2*m.ActiveParams*float64(512*k) + 4*float64(m.Layers*m.Heads*m.HeadDim)*float64(512*k)*256
+		flops := 2*(m.ActiveParams-2*32*128256*128)*float64(512*k) + 2*float64(m.Vocab*m.Hidden*k) + 4*float64(m.Layers*m.Heads*m.HeadDim)*float64(512*k)*256
 		if math.Abs(r.FLOPs(b)-flops) > 1e-9*flops {
 			t.Errorf("FLOPs = %g, want %g", r.FLOPs(b), flops)
 		}
@@ -194,4 +198,31 @@ func TestRooflineValidate(t *testing.T) {
 			t.Errorf("%s: accepted", name)
 		}
 	}
+}
+
+// DecodeSpan gives bit for bit what StepTime gives for each step of the
+// span, for rooflines (with and without Prepare) and tables.
+func TestDecodeSpanEqualsStepTime(t *testing.T) {
+	rapid.Check(t, func(t *rapid.T) {
+		r := genRoofline(t)
+		r.SmoothKnee = rapid.Bool().Draw(t, "smooth")
+		r.OverheadPerLayer = rapid.Float64Range(0, 1e-4).Draw(t, "opl")
+		r.OverheadPerSeq = rapid.Float64Range(0, 1e-4).Draw(t, "ops")
+		r.CollectiveLatency = rapid.Float64Range(0, 1e-5).Draw(t, "lat")
+		if rapid.Bool().Draw(t, "prepare") {
+			r.Prepare()
+		}
+		tb := Table{Batches: []float64{1, 8, 64}, Times: []float64{0.01, 0.012, 0.03}, PerContextToken: rapid.Float64Range(0, 1e-6).Draw(t, "pct")}
+		d := rapid.IntRange(1, 512).Draw(t, "d")
+		ctx0 := float64(rapid.IntRange(0, 1<<20).Draw(t, "ctx0"))
+		dts := make([]float64, rapid.IntRange(1, 40).Draw(t, "m"))
+		for _, sm := range []SpanStepper{&r, &tb} {
+			sm.DecodeSpan(d, ctx0, dts)
+			for j, got := range dts {
+				if want := sm.StepTime(Batch{Decode: d, Context: ctx0 + float64(j*d)}); got != want {
+					t.Fatalf("%T step %d: span %v, StepTime %v", sm, j, got, want)
+				}
+			}
+		}
+	})
 }

@@ -110,3 +110,16 @@ func (t *Table) StepTime(b Batch) float64 {
 	}
 	return t.Interp(float64(seqs)) + t.PrefillPerToken*float64(max(b.Prefill, 0)) + t.PerContextToken*math.Max(b.Context, 0)
 }
+
+// DecodeSpan fills dts[j] with StepTime(Batch{Decode: d, Context: ctx0 +
+// float64(j*d)}), bit for bit, interpolating the curve once.
+func (t *Table) DecodeSpan(d int, ctx0 float64, dts []float64) {
+	if d <= 0 {
+		clear(dts)
+		return
+	}
+	base := t.Interp(float64(d)) + t.PrefillPerToken*float64(0)
+	for j := range dts {
+		dts[j] = base + t.PerContextToken*math.Max(ctx0+float64(j*d), 0)
+	}
+}

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -24,11 +25,23 @@ type browserResult struct {
 	Dialogs       []string `json:"dialogs"`
 	Requests      []string `json:"requests"`
 	Charts        []struct {
-		ID      string `json:"id"`
-		Canvas  bool   `json:"canvas"`
-		SVG     bool   `json:"svg"`
-		Painted int    `json:"painted"`
-		Text    string `json:"text"`
+		ID      string  `json:"id"`
+		Canvas  bool    `json:"canvas"`
+		SVG     bool    `json:"svg"`
+		Painted int     `json:"painted"`
+		Text    string  `json:"text"`
+		Height  float64 `json:"height"`
+		Legends []struct {
+			Type string `json:"type"`
+			Show bool   `json:"show"`
+		} `json:"legends"`
+		Axes []struct {
+			Dim  string `json:"dim"`
+			Type string `json:"type"`
+			Name string `json:"name"`
+		} `json:"axes"`
+		HasData bool `json:"has_data"`
+		Series  int  `json:"series"`
 	} `json:"charts"`
 	Text  string `json:"text"`
 	Pwned bool   `json:"pwned"`
@@ -102,6 +115,23 @@ func inBrowser(t *testing.T, page []byte) browserResult {
 		if !(c.Canvas || c.SVG) || c.Painted < 100 {
 			t.Errorf("chart %s not drawn: canvas %v, svg %v, %d painted pixels sampled, text %q", c.ID, c.Canvas, c.SVG, c.Painted, c.Text)
 		}
+		// No empty chart: every chart drawn has a value to show.
+		if !c.HasData {
+			t.Errorf("chart %s is drawn with nothing to show (%d series, all empty or zero)", c.ID, c.Series)
+		}
+		// No paginated legend: a "scroll" legend shows "1/3" arrows and
+		// hides names on a printed or static page.
+		for _, l := range c.Legends {
+			if l.Type == "scroll" {
+				t.Errorf("chart %s has a paginated (scroll) legend", c.ID)
+			}
+		}
+		// Log axes where stated: an axis named "(log scale)" is one.
+		for _, a := range c.Axes {
+			if strings.Contains(a.Name, "log scale") && a.Type != "log" {
+				t.Errorf("chart %s: %s axis %q says log scale but is %q", c.ID, a.Dim, a.Name, a.Type)
+			}
+		}
 	}
 	for _, e := range append(res.Errors, res.ConsoleErrors...) {
 		t.Errorf("JavaScript error: %s", e)
@@ -118,11 +148,54 @@ func inBrowser(t *testing.T, page []byte) browserResult {
 	return res
 }
 
+// screenshotDir is where a test leaves its page and screenshot:
+// $HEADROOM_SCREENSHOTS when set (make test and make test-browser set it
+// to out/screenshots), else the test's artifact directory (kept with go
+// test -artifacts, removed otherwise).
+func screenshotDir(t *testing.T) string {
+	t.Helper()
+	if dir := os.Getenv("HEADROOM_SCREENSHOTS"); dir != "" {
+		if err := os.MkdirAll(dir, 0o755); err != nil {
+			t.Fatal(err)
+		}
+		return dir
+	}
+	return t.ArtifactDir()
+}
+
+// axisType returns the type of a chart's axis (dim "xAxis" or "yAxis",
+// i-th of them) as the browser drew it, and whether the chart exists.
+func axisType(res browserResult, id, dim string, i int) (string, bool) {
+	for _, c := range res.Charts {
+		if c.ID != id {
+			continue
+		}
+		n := 0
+		for _, a := range c.Axes {
+			if a.Dim == dim {
+				if n == i {
+					return a.Type, true
+				}
+				n++
+			}
+		}
+	}
+	return "", false
+}
+
+// wantLog checks that a chart's axis is logarithmic.
+func wantLog(t *testing.T, res browserResult, id, dim string, i int) {
+	t.Helper()
+	if typ, ok := axisType(res, id, dim, i); !ok || typ != "log" {
+		t.Errorf("chart %s: %s %d is %q (found %v), want a log axis", id, dim, i, typ, ok)
+	}
+}
+
 // load runs testdata/browsercheck.js on a page and returns its report.
 func load(t *testing.T, page []byte) browserResult {
 	t.Helper()
 	chromium, node := browserTools(t)
-	dir := t.ArtifactDir()
+	dir := screenshotDir(t)
 	name := strings.ReplaceAll(t.Name(), "/", "_")
 	file := filepath.Join(dir, name+".html")
 	if err := os.WriteFile(file, page, 0o644); err != nil {
@@ -187,6 +260,21 @@ func TestBrowserRunReports(t *testing.T) {
 			if !strings.Contains(res.Text, "Verdict") || strings.Contains(res.Text, "needs the network") {
 				t.Errorf("page text:\n%.600s", res.Text)
 			}
+			// The latency distributions are on log latency axes.
+			wantLog(t, res, "chart-cdf-ttft", "xAxis", 0)
+			wantLog(t, res, "chart-cdf-e2e", "xAxis", 0)
+			// Several variants: TTFT in small multiples, one per variant,
+			// not one tangle.
+			if n := len(d.Variants); n > 1 {
+				for k := 2; k <= n; k++ {
+					if _, ok := axisType(res, fmt.Sprintf("chart-ttft-%d", k), "xAxis", 0); !ok {
+						t.Errorf("no small multiple chart-ttft-%d for %d variants", k, n)
+					}
+				}
+			}
+			if len(d.Variants) >= 3 && !strings.Contains(res.Text, "Variants in the charts") {
+				t.Errorf("%d variants and no variant selector", len(d.Variants))
+			}
 		})
 	}
 }
@@ -223,6 +311,8 @@ func TestBrowserSweepReport(t *testing.T) {
 	if !strings.Contains(out.Text, "concurrency sweep") {
 		t.Errorf("page text:\n%.600s", out.Text)
 	}
+	wantLog(t, out, "chart-sweep-latency", "yAxis", 0)
+	wantLog(t, out, "chart-sweep-latency", "yAxis", 1)
 }
 
 // TestBrowserWithoutRuntime: a report written without the runtime says at
@@ -307,5 +397,13 @@ func TestBrowserGridSweepReport(t *testing.T) {
 	got := inBrowser(t, b.Bytes())
 	if !strings.Contains(got.Text, "Key figures against concurrency") || !strings.Contains(got.Text, "Per point") {
 		t.Errorf("page text:\n%.600s", got.Text)
+	}
+	wantLog(t, got, "chart-sweep-latency", "yAxis", 0)
+	// A grid of two parameters: goodput and cost against the first, and
+	// heat maps of both over the two.
+	for _, id := range []string{"chart-sweep-goodput", "chart-sweep-cost", "chart-heat-1-slo", "chart-heat-1-cost"} {
+		if _, ok := axisType(got, id, "xAxis", 0); !ok {
+			t.Errorf("grid sweep lacks %s", id)
+		}
 	}
 }

@@ -1,9 +1,11 @@
 package htmlreport
 
 import (
+	"cmp"
 	"encoding/json"
 	"fmt"
 	"html/template"
+	"slices"
 
 	"github.com/go-echarts/go-echarts/v2/charts"
 	"github.com/go-echarts/go-echarts/v2/opts"
@@ -23,6 +25,16 @@ type chartView struct {
 	Unit string
 	// Note explains what the chart shows, under it.
 	Note string
+	// Height is the container's height in CSS pixels: taller when the
+	// legend wraps onto several rows.
+	Height int
+	// Owners maps each series to the variants it draws (indexes into the
+	// page's variant selector), as JSON; "{}" for none.
+	Owners template.JS
+	// Empty is true when no series has a value to draw: such a chart is
+	// left out of the page and its section says so, by its Title.
+	Empty bool
+	Title string
 }
 
 // echart is what go-echarts' charts offer for rendering elsewhere.
@@ -31,17 +43,96 @@ type echart interface {
 	JSON() map[string]interface{}
 }
 
-// newView validates a go-echarts chart and encodes its option. The option
-// goes through encoding/json with HTML escaping on (so "<" is written as
-// \u003c) and never through go-echarts' "__f__" function substitution, so
-// no user string can end the script or become code.
+// newView validates a go-echarts chart and encodes its option, with the
+// layout every chart shares (see option). The option goes through
+// encoding/json with HTML escaping on (so "<" is written as \u003c) and
+// never through go-echarts' "__f__" function substitution, so no user
+// string can end the script or become code.
 func newView(id string, c echart, unit, note string) (chartView, error) {
+	return newSizedView(id, c, unit, note, viewSpec{})
+}
+
+// viewSpec says how a chart is laid out and coloured.
+type viewSpec struct {
+	// height and width are the container's height and the plot's width
+	// in CSS pixels (0: chartHeight and plotWidthPx).
+	height, width int
+	// owner maps series names to the variant they draw (index into the
+	// variant selector); nil for none.
+	owner map[string]int
+	// byVariant colours every series of a variant alike (see
+	// colorByVariant).
+	byVariant bool
+	// tweaks change what go-echarts cannot express.
+	tweaks []func(option)
+}
+
+// newSizedView is newView laid out and coloured as spec says.
+func newSizedView(id string, c echart, unit, note string, spec viewSpec) (chartView, error) {
+	height, width := cmp.Or(spec.height, chartHeight), cmp.Or(spec.width, plotWidthPx)
+	owner := spec.owner
 	c.Validate()
-	b, err := json.Marshal(c.JSON())
+	o, err := decodeOption(c)
 	if err != nil {
 		return chartView{}, fmt.Errorf("chart %s: %w", id, err)
 	}
-	return chartView{ID: id, Option: template.JS(b), Unit: unit, Note: note}, nil
+	for _, t := range spec.tweaks {
+		t(o)
+	}
+	merged := o.dedupe()
+	v := chartView{ID: id, Unit: unit, Note: note, Empty: !o.hasData(), Title: o.title()}
+	v.Height = o.layout(height, width)
+	owners := map[string][]int{}
+	for _, s := range o.series() {
+		name, _ := s["name"].(string)
+		parts := merged[name]
+		if parts == nil {
+			parts = []string{name}
+		}
+		for _, p := range parts {
+			if k, ok := owner[p]; ok && !slices.Contains(owners[name], k) {
+				owners[name] = append(owners[name], k)
+			}
+		}
+	}
+	if spec.byVariant {
+		colorByVariant(o, owners)
+	}
+	b, err := o.encode(id)
+	if err != nil {
+		return chartView{}, err
+	}
+	ob, err := json.Marshal(owners)
+	if err != nil {
+		return chartView{}, fmt.Errorf("chart %s: %w", id, err)
+	}
+	v.Option, v.Owners = template.JS(b), template.JS(ob)
+	return v, nil
+}
+
+// colorByVariant gives every series of one variant the variant's colour,
+// so that a variant's lines read together (its metrics told apart by
+// dashes) across all the charts of the page.
+func colorByVariant(o option, owners map[string][]int) {
+	if len(owners) == 0 {
+		return
+	}
+	for _, s := range o.series() {
+		name, _ := s["name"].(string)
+		own := owners[name]
+		if len(own) == 0 {
+			continue
+		}
+		color := palette[own[0]%len(palette)]
+		for _, k := range []string{"itemStyle", "lineStyle"} {
+			m, _ := s[k].(map[string]any)
+			if m == nil {
+				m = map[string]any{}
+				s[k] = m
+			}
+			m["color"] = color
+		}
+	}
 }
 
 // axisChart holds what every chart with axes shares.
@@ -62,7 +153,7 @@ func (a axisChart) globals() []charts.GlobalOpts {
 		charts.WithAnimation(false),
 		charts.WithTitleOpts(opts.Title{Title: a.title, Subtitle: a.subtitle, Left: "center"}),
 		charts.WithTooltipOpts(opts.Tooltip{Show: opts.Bool(true), Trigger: "axis"}),
-		charts.WithLegendOpts(opts.Legend{Show: opts.Bool(a.legend), Type: "scroll", Bottom: "0"}),
+		charts.WithLegendOpts(opts.Legend{Show: opts.Bool(a.legend), Type: "plain", Bottom: "0"}),
 		charts.WithGridOpts(opts.Grid{Top: "72", Bottom: "78", Left: "64", Right: "72", ContainLabel: opts.Bool(true)}),
 		charts.WithXAxisOpts(opts.XAxis{Name: a.xName, Type: a.xType, NameLocation: "middle", NameGap: 26}),
 		charts.WithYAxisOpts(opts.YAxis{Name: a.yName}),
@@ -103,8 +194,14 @@ func dashed() charts.SeriesOpts {
 	return charts.WithLineStyleOpts(opts.LineStyle{Width: 1.5, Type: "dashed"})
 }
 
-// limitLines draws horizontal mark lines at the given values, labelled.
-func limitLines(lines []markLine) []charts.SeriesOpts {
+// limitLines draws horizontal mark lines at the given values, labelled
+// at their right end.
+func limitLines(lines []markLine) []charts.SeriesOpts { return limitLinesAt(lines, "insideEndTop") }
+
+// limitLinesAt is limitLines with the labels at pos ("insideStartTop" for
+// the left end), so that lines of two axes that meet keep their labels
+// apart.
+func limitLinesAt(lines []markLine, pos string) []charts.SeriesOpts {
 	if len(lines) == 0 {
 		return nil
 	}
@@ -116,8 +213,8 @@ func limitLines(lines []markLine) []charts.SeriesOpts {
 		charts.WithMarkLineNameYAxisItemOpts(items...),
 		charts.WithMarkLineStyleOpts(opts.MarkLineStyle{
 			Symbol:    []string{"none", "none"},
-			Label:     &opts.Label{Show: opts.Bool(true), Position: "insideEndTop", Formatter: "{b}"},
-			LineStyle: &opts.LineStyle{Type: "dashed", Width: 1.5, Color: "#c23531"},
+			Label:     &opts.Label{Show: opts.Bool(true), Position: pos, Formatter: "{b}"},
+			LineStyle: &opts.LineStyle{Type: "dashed", Width: 1.5, Color: limitColor},
 		}),
 	}
 }

@@ -65,7 +65,7 @@ func costRateChart(t timeline) (chartView, error) {
 			charts.WithLineChartOpts(opts.LineChart{ShowSymbol: opts.Bool(false), Stack: "cost"}),
 			charts.WithAreaStyleOpts(opts.AreaStyle{Opacity: opts.Float(0.35)}))
 	}
-	return newView("chart-cost-rate", c, "USD/h",
+	return t.view("chart-cost-rate", c, "USD/h",
 		"Hosted APIs are billed per token of completed requests; several hosted APIs are shown together because the results keep their per-interval cost only as a total. GPU clusters are billed for provisioned GPU time, idle or not.")
 }
 
@@ -78,6 +78,6 @@ func costCumulativeChart(t timeline) (chartView, error) {
 	for _, r := range t.variants {
 		c.AddSeries(t.label(r, "cost"), cumulative(r.Series.CostUSD, n), lineOpts()...)
 	}
-	return newView("chart-cost-cumulative", c, "USD",
+	return t.view("chart-cost-cumulative", c, "USD",
 		"The end of each line is the variant's total cost over the horizon, as in the key-figures table.")
 }

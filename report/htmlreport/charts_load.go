@@ -42,7 +42,7 @@ func refusalsChart(t timeline) (chartView, error) {
 				charts.WithBarChartOpts(opts.BarChart{Stack: "v:" + report.VariantName(r), BarCategoryGap: "10%"}))
 		}
 	}
-	return newView("chart-refusals", c, "attempts/min",
+	return t.viewByReason("chart-refusals", c, "attempts/min",
 		"Each refused attempt by the reason the backend gave: a rate-limit dimension (rpm, itpm, otpm, tpm, rpd, tpd), concurrency, an outage, a full queue, a request too large to fit. A refused attempt is retried by the client or, after its last attempt, fails the request.")
 }
 
@@ -57,7 +57,7 @@ func retriesChart(t timeline) (chartView, error) {
 		c.AddSeries(t.label(r, "retries"), perMinute(r.Series.Retries, m, n), lineOpts()...)
 		c.AddSeries(t.label(r, "failed requests"), perMinute(r.Series.Failed, m, n), lineOpts(dashed())...)
 	}
-	return newView("chart-retries", c, "/min",
+	return t.view("chart-retries", c, "/min",
 		"Retries add load to the limit that refused them; failures are requests that ran out of attempts or met a refusal that is not retried.")
 }
 
@@ -71,6 +71,6 @@ func inFlightChart(t timeline) (chartView, error) {
 		c.AddSeries(t.label(r, "in flight"), values(r.Series.InFlight, 1, n), lineOpts()...)
 		c.AddSeries(t.label(r, "queue length"), values(r.Series.QueueLength, 1, n), lineOpts(dashed())...)
 	}
-	return newView("chart-in-flight", c, "requests",
+	return t.view("chart-in-flight", c, "requests",
 		"In flight: issued and not yet ended (queued, pacing, backing off or in service). Queue length: those waiting for a client slot, the pacer, a retry backoff or a backend queue. A queue that does not fall back to zero after the peak is a backlog that has not drained.")
 }

@@ -52,7 +52,7 @@ func limitsOf(r, base *model.Results, dims ...string) []markLine {
 	}
 	out := make([]markLine, 0, len(order))
 	for _, k := range order {
-		name := strings.Join(names[k], ", ") + " " + strings.ToUpper(k.dim) + " " + limitText(k.value)
+		name := strings.Join(names[k], ", ") + " " + strings.ToUpper(k.dim) + " " + report.LimitValue(k.value)
 		if r != base {
 			name = report.VariantName(r) + ": " + name
 		}
@@ -106,9 +106,12 @@ func (f *limitFit) keep(lines []markLine) []markLine {
 
 // apply stretches the y axis to the highest drawn line and adds the
 // limits left out to the note.
-func (f *limitFit) apply(c *charts.Line, note string) string {
-	if f.top > f.peak {
-		c.SetGlobalOptions(charts.WithYAxisOpts(opts.YAxis{Name: c.YAxisList[0].Name, Max: niceCeil(f.top * 1.05)}))
+func (f *limitFit) apply(c *charts.Line, note string) string { return f.applyAxis(c, 0, note) }
+
+// applyAxis is apply for y axis i.
+func (f *limitFit) applyAxis(c *charts.Line, i int, note string) string {
+	if f.top > f.peak && i < len(c.YAxisList) {
+		c.YAxisList[i].Max = niceCeil(f.top * 1.05)
 	}
 	if len(f.off) > 0 {
 		note += " Limits far above the chart, not drawn: " + strings.Join(f.off, ", ") + "."
@@ -147,35 +150,47 @@ func demandChart(t timeline) (chartView, error) {
 		completed[i] = perMinute(r.Series.Completed, minutes(r), n)
 		fit.observe(completed[i])
 	}
-	c.AddSeries("offered", offered, lineOpts(limitLines(fit.keep(limitsOf(base, base, "rpm")))...)...)
+	// Offered is a grey area behind the completions, so that a variant
+	// completing everything offered does not hide it.
+	c.AddSeries("offered", offered, append(lineOpts(limitLines(fit.keep(limitsOf(base, base, "rpm")))...),
+		charts.WithAreaStyleOpts(opts.AreaStyle{Opacity: opts.Float(0.25), Color: "#9aa3ad"}),
+		charts.WithItemStyleOpts(opts.ItemStyle{Color: "#9aa3ad"}),
+		charts.WithLineStyleOpts(opts.LineStyle{Width: 1, Color: "#9aa3ad"}))...)
 	for i, r := range t.variants {
 		c.AddSeries(t.label(r, "completed"), completed[i], lineOpts(limitLines(fit.keep(limitsOf(r, base, "rpm")))...)...)
 	}
-	note := fit.apply(c, "Offered demand is the same in every variant (common random numbers). Completions flatten at a limit or a plateau; the gap to the offered line is refused, queued or failed work. Limit lines are each backend's own RPM limit, while the series are totals over all backends.")
-	return newView("chart-demand", c, "requests/min", note)
+	note := fit.apply(c, "Offered demand (the grey area) is the same in every variant (common random numbers). Completions flatten at a limit or a plateau; the gap to the offered line is refused, queued or failed work. Limit lines are each backend's own RPM limit, while the series are totals over all backends.")
+	return t.view("chart-demand", c, "requests/min", note)
 }
 
-// tokensChart draws input and output tokens served per minute, with the
-// token limits (ITPM, OTPM, TPM) as lines.
+// tokensChart draws input tokens (left axis) and output tokens (right
+// axis: a tenth of the input or less, they would sit at zero on one
+// linear axis) served per minute, with the token limits as lines on the
+// axis of what they limit: ITPM and TPM on the left, OTPM on the right.
 func tokensChart(t timeline) (chartView, error) {
 	base := t.variants[0]
 	c := axisChart{id: "chart-tokens", title: "Tokens per minute served vs token limits",
-		subtitle: "tokens of completed requests, by completion time; dashed red: ITPM, OTPM and TPM limits", xName: "clock", yName: "tokens/min", legend: true, zoom: true}.newLine()
+		subtitle: "input tokens (left axis) and output tokens (right axis, dashed) of completed requests, by completion time; dashed red: ITPM and TPM (labelled left), OTPM (labelled right)", xName: "clock", yName: "input tokens/min", legend: true, zoom: true}.newLine()
+	c.ExtendYAxis(opts.YAxis{Name: "output tokens/min", Position: "right"})
 	c.SetXAxis(t.clock)
 	n := len(t.clock)
-	var fit limitFit
+	var fitIn, fitOut limitFit
 	in := make([][]opts.LineData, len(t.variants))
 	out := make([][]opts.LineData, len(t.variants))
 	for i, r := range t.variants {
 		m := minutes(r)
 		in[i], out[i] = perMinute(r.Series.InputTokens, m, n), perMinute(r.Series.OutputTokens, m, n)
-		fit.observe(in[i])
-		fit.observe(out[i])
+		fitIn.observe(in[i])
+		fitOut.observe(out[i])
 	}
 	for i, r := range t.variants {
-		c.AddSeries(t.label(r, "input tokens"), in[i], lineOpts(limitLines(fit.keep(limitsOf(r, base, "itpm", "tpm")))...)...)
-		c.AddSeries(t.label(r, "output tokens"), out[i], lineOpts(append(limitLines(fit.keep(limitsOf(r, base, "otpm"))), dashed())...)...)
+		c.AddSeries(t.label(r, "input tokens"), in[i], lineOpts(limitLinesAt(fitIn.keep(limitsOf(r, base, "itpm", "tpm")), "insideStartTop")...)...)
+		outOpts := append([]charts.SeriesOpts{charts.WithLineChartOpts(opts.LineChart{ShowSymbol: opts.Bool(false), YAxisIndex: 1}), dashed()},
+			limitLines(fitOut.keep(limitsOf(r, base, "otpm")))...)
+		c.AddSeries(t.label(r, "output tokens"), out[i], outOpts...)
 	}
-	note := fit.apply(c, "Served tokens against each backend's per-minute token limits. Input includes prompt tokens read from the cache, which a provider may not count against ITPM; admission may also reserve max_tokens and refund unused output, so a limit can bind before the served line reaches it (see each limit's peak use in the JSON).")
-	return newView("chart-tokens", c, "tokens/min", note)
+	note := "Served tokens against each backend's per-minute token limits. Input includes prompt tokens read from the cache, which a provider may not count against ITPM; admission may also reserve max_tokens and refund unused output, so a limit can bind before the served line reaches it (the limits table gives each limit's peak use and offered demand)."
+	note = fitIn.applyAxis(c, 0, note)
+	note = fitOut.applyAxis(c, 1, note)
+	return t.view("chart-tokens", c, "tokens/min", note)
 }

@@ -17,7 +17,7 @@ func fixture() *report.Document {
 	r.Summary.Goodput.SLOAttainment = 0.9
 	r.Workloads = []model.GroupResult{{Name: "chat", Summary: r.Summary}}
 	r.Verdict = []string{"api ITPM limit 800k binds."}
-	cluster := &model.ClusterResult{Replicas: 2, GPUs: 2, MaxNumSeqs: 64, Utilization: 0.95, MeanBatch: 20, PeakBatch: 60,
+	cluster := &model.ClusterResult{Replicas: 2, GPUs: 2, GPUHours: 0.13, MaxNumSeqs: 64, Utilization: 0.95, MeanBatch: 20, PeakBatch: 60,
 		Series: model.ClusterSeries{Batch: []float64{10, 20, 30, 20}, BatchMax: []float64{20, 40, 60, 40}, KVUse: []float64{0.1, 0.5, 0.9, 0.4},
 			Waiting: []float64{0, 1, 5, 0}, Preemptions: []int64{0, 0, 3, 0}, Utilization: []float64{0.5, 0.9, 1, 0.8},
 			CostUSD: []float64{0.1, 0.1, 0.1, 0.1}, CostPerHour: []float64{6, 6, 6, 6}}}
@@ -33,8 +33,12 @@ func fixture() *report.Document {
 		InFlight: []float64{2, 5, 8, 3}, QueueLength: []float64{0, 2, 4, 0}, TTFTP95: []float64{1, 3.4, 5, 0}, TTFTP50: []float64{0.5, 1.2, 2, 0},
 		QueueWaitP95: []float64{0, 2, 4, 0}, InputTokens: []int64{1000, 2000, 2000, 1000}, OutputTokens: []int64{100, 200, 200, 100},
 		CostUSD: []float64{0.5, 1, 1, 0.5}, Rejected: map[string][]int64{"rpm": {0, 0, 10, 0}, "itpm": {0, 15, 25, 0}}}
+	itpm := &model.LimitRef{Backend: "api", Scope: "org", Dimension: "itpm"}
+	clusters := []model.ClusterFinding{{Backend: "gpu", Bound: model.BoundCompute}}
+	r.Findings = model.Findings{FirstToBind: itpm, MostRefused: itpm, Tightest: itpm, Clusters: clusters}
 	v := *r
 	v.Variant = "tier 4"
+	v.Findings = model.Findings{Tightest: itpm, Clusters: clusters}
 	v.Summary.Requests = model.RequestCounts{Offered: 100, Completed: 100}
 	v.Summary.Goodput.SLOAttainment = 1
 	v.Summary.Cost.Total = 1300

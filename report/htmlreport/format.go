@@ -34,17 +34,6 @@ func number(v float64) string {
 	return fmt.Sprintf("%.3g", v)
 }
 
-// limitText formats a limit value compactly: 2,000, 800k, 1.5M.
-func limitText(v float64) string {
-	switch {
-	case v >= 1e6 && math.Mod(v, 1e5) == 0:
-		return strconv.FormatFloat(v/1e6, 'g', -1, 64) + "M"
-	case v >= 1e4 && math.Mod(v, 1e3) == 0:
-		return strconv.FormatFloat(v/1e3, 'g', -1, 64) + "k"
-	}
-	return number(v)
-}
-
 // round4 rounds a chart value to four significant digits, so that the
 // page stays small and tooltips read well.
 func round4(v float64) float64 {
@@ -53,22 +42,6 @@ func round4(v float64) float64 {
 	}
 	r, _ := strconv.ParseFloat(strconv.FormatFloat(v, 'g', 4, 64), 64)
 	return r
-}
-
-// clockAt is the clock time s seconds after a run that started at start
-// ("HH:MM"): "09:03:03", or "d2 09:03:03" from the second day.
-func clockAt(start string, s float64) string {
-	var h, m int
-	if _, err := fmt.Sscanf(start, "%d:%d", &h, &m); err != nil {
-		h, m = 0, 0
-	}
-	t := int(math.Floor(s)) + h*3600 + m*60
-	day, t := t/86400, t%86400
-	c := fmt.Sprintf("%02d:%02d:%02d", t/3600, (t%3600)/60, t%60)
-	if day > 0 {
-		c = fmt.Sprintf("d%d %s", day+1, c)
-	}
-	return c
 }
 
 // intervalText formats a key figure's 95% interval "[lo, hi]" in the

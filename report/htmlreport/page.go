@@ -3,6 +3,7 @@ package htmlreport
 import (
 	"bytes"
 	_ "embed"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"html/template"
@@ -57,8 +58,16 @@ var hr = {
     if (a >= 10) { return String(Math.round(v * 10) / 10); }
     return String(Math.round(v * 1000) / 1000);
   },
-  draw: function (id, option, unit) {
+  // shown[i] says whether variant i is drawn (the variant selector).
+  shown: null,
+  visible: function (owners, name) {
+    var o = owners[name];
+    if (!hr.shown || !o) { return true; }
+    return o.some(function (i) { return hr.shown[i]; });
+  },
+  draw: function (id, option, unit, owners, height) {
     var el = document.getElementById(id);
+    if (height) { el.style.height = height + "px"; }
     if (typeof echarts === "undefined") {
       el.className += " missing";
       el.textContent = "This chart cannot be drawn: ECharts did not load (this report loads it from the network).";
@@ -68,12 +77,27 @@ var hr = {
       option.tooltip = option.tooltip || {};
       option.tooltip.valueFormatter = function (v) { return (v == null || v === "-") ? "–" : hr.fmt(v) + " " + unit; };
     }
+    owners = owners || {};
+    if (hr.shown && option.legend) {
+      var sel = {};
+      Object.keys(owners).forEach(function (n) { sel[n] = hr.visible(owners, n); });
+      (Array.isArray(option.legend) ? option.legend : [option.legend]).forEach(function (l) { l.selected = sel; });
+    }
     var c = echarts.init(el, null, { renderer: "canvas" });
     c.setOption(option);
-    hr.charts.push(c);
+    hr.charts.push({ chart: c, owners: owners });
+  },
+  // select shows or hides variant i in every chart.
+  select: function (i, on) {
+    hr.shown[i] = on;
+    hr.charts.forEach(function (x) {
+      Object.keys(x.owners).forEach(function (n) {
+        x.chart.dispatchAction({ type: hr.visible(x.owners, n) ? "legendSelect" : "legendUnSelect", name: n });
+      });
+    });
   }
 };
-window.addEventListener("resize", function () { hr.charts.forEach(function (c) { c.resize(); }); });
+window.addEventListener("resize", function () { hr.charts.forEach(function (x) { x.chart.resize(); }); });
 `
 
 // page is what the template renders.
@@ -92,7 +116,21 @@ type page struct {
 	TableTitle               string
 	Table                    *table
 	Gateway                  *table // per tenant, when the run had a gateway
+	Limits                   *table // every rate limit at its peak
 	Sections                 []section
+	// Warnings are the document's defaults that change the answer.
+	Warnings []string
+	// Selector chooses the variants the charts draw, when there are many;
+	// Shown is its initial state as JSON.
+	Selector []selectorItem
+	Shown    template.JS
+}
+
+// selectorItem is one variant of the selector.
+type selectorItem struct {
+	Index   int
+	Name    string
+	Checked bool
 }
 
 // variantVerdict is one variant's verdict lines.
@@ -106,6 +144,8 @@ type variantVerdict struct {
 type section struct {
 	Title, Intro string
 	Charts       []chartView
+	// Multiples lays the charts out two to a row (small multiples).
+	Multiples bool
 }
 
 // newPage fills what every page shares: title, runtime, footer.
@@ -163,10 +203,66 @@ func Write(w io.Writer, d *report.Document, o Options) error {
 	tb := keyTable(d)
 	p.Table = &tb
 	p.Gateway = gatewayTable(d.Variants)
-	if p.Sections, err = runSections(d.Variants, o.SLOs); err != nil {
+	p.Limits = limitsTable(d.Variants)
+	for _, x := range d.Warnings {
+		p.Warnings = append(p.Warnings, x.Text())
+	}
+	t := newTimeline(d.Variants)
+	if p.Sections, err = runSections(t, d.Variants, o.SLOs); err != nil {
 		return err
 	}
+	p.Selector, p.Shown = variantSelector(t)
 	return render(w, p)
+}
+
+// selectorMin is the number of drawn variants from which the page offers
+// a variant selector (and draws only a few of them at first).
+const selectorMin = 3
+
+// selectorDefault is how many variants the charts draw at first when
+// there are more: the base, the cheapest that holds and the one with the
+// best goodput, then the next in file order.
+const selectorDefault = 3
+
+// variantSelector lists the drawn variants for the selector, those drawn
+// at first checked, with that state as JSON; nothing below selectorMin.
+func variantSelector(t timeline) ([]selectorItem, template.JS) {
+	n := len(t.variants)
+	if n < selectorMin {
+		return nil, ""
+	}
+	on := make([]bool, n)
+	on[0] = true
+	cheapest, best := -1, 0
+	for i, r := range t.variants {
+		if report.Holds(r) && (cheapest < 0 || r.Summary.Cost.Total < t.variants[cheapest].Summary.Cost.Total) {
+			cheapest = i
+		}
+		if r.Summary.Goodput.SLOAttainment > t.variants[best].Summary.Goodput.SLOAttainment {
+			best = i
+		}
+	}
+	if cheapest >= 0 {
+		on[cheapest] = true
+	}
+	on[best] = true
+	count := 0
+	for _, b := range on {
+		if b {
+			count++
+		}
+	}
+	for i := 1; i < n && count < selectorDefault; i++ {
+		if !on[i] {
+			on[i], count = true, count+1
+		}
+	}
+	items := make([]selectorItem, n)
+	for i, r := range t.variants {
+		items[i] = selectorItem{Index: i, Name: report.VariantName(r), Checked: on[i]}
+	}
+	b, _ := json.Marshal(on)
+	return items, template.JS(b)
 }
 
 // runMeta is the line under the title: horizon, interval, seed, variants.
@@ -188,25 +284,33 @@ func runMeta(d *report.Document) string {
 	return s
 }
 
-// runSections builds the chart sections of a run.
-func runSections(vs []*model.Results, slos []SLO) ([]section, error) {
-	t := newTimeline(vs)
+// runSections builds the chart sections of a run. A chart with nothing
+// to draw (no refusal, no cost) is left out, and its section says so.
+func runSections(t timeline, vs []*model.Results, slos []SLO) ([]section, error) {
 	if len(t.variants) == 0 || len(t.clock) == 0 {
 		return nil, nil
 	}
 	var out []section
 	var err error
-	add := func(title, intro string, builders ...func() (chartView, error)) {
+	add := func(title, intro string, multiples bool, builders ...func() (chartView, error)) {
 		if err != nil {
 			return
 		}
-		s := section{Title: title, Intro: intro}
+		s := section{Title: title, Intro: intro, Multiples: multiples}
+		var empty []string
 		for _, b := range builders {
 			var v chartView
 			if v, err = b(); err != nil {
 				return
 			}
+			if v.Empty {
+				empty = append(empty, v.Title)
+				continue
+			}
 			s.Charts = append(s.Charts, v)
+		}
+		if len(empty) > 0 {
+			s.Intro = strings.TrimSpace(s.Intro + " Not drawn, with nothing to show: " + strings.Join(empty, "; ") + ".")
 		}
 		out = append(out, s)
 	}
@@ -217,33 +321,48 @@ func runSections(vs []*model.Results, slos []SLO) ([]section, error) {
 	if t.merged > 1 {
 		intro += fmt.Sprintf("The run has more than %d intervals, so each point of the time series merges %d of them: counts and costs are summed, gauges averaged, and latency percentiles are the largest of the merged intervals'.", maxPoints, t.merged)
 	}
-	add("Demand and throughput", intro,
+	add("Demand and throughput", intro, false,
 		func() (chartView, error) { return demandChart(t) },
 		func() (chartView, error) { return tokensChart(t) })
-	add("Latency over the run", "",
-		func() (chartView, error) { return ttftChart(t, slos) },
-		func() (chartView, error) { return queueWaitChart(t) })
-	if anyRefused(t) {
-		add("Refusals, retries and failures", "",
-			func() (chartView, error) { return refusalsChart(t) },
-			func() (chartView, error) { return retriesChart(t) })
-	} else {
-		add("Refusals, retries and failures", "No attempt was refused in any variant.",
-			func() (chartView, error) { return retriesChart(t) })
+	if hasLimits(t.variants) {
+		add("Limits at the peak", "Offered demand counts every request once, at its first attempt, in the interval it arrived in, whether the limit let it through or not; peak use counts what the limit admitted, which a token bucket caps near (interval + burst)/interval of the limit.", false,
+			func() (chartView, error) { return demandLimitChart(t) })
 	}
-	add("Concurrency and queues", "",
+	if t.multi() {
+		add("Time to first token, variant by variant", ttftNote+" Each variant has its own chart, all on the same scale.", true, ttftMultiples(t, slos)...)
+		add("Queue wait", "", false, func() (chartView, error) { return queueWaitChart(t) })
+	} else {
+		add("Latency over the run", "", false,
+			func() (chartView, error) { return ttftChart(t, slos) },
+			func() (chartView, error) { return queueWaitChart(t) })
+	}
+	refusals := ""
+	if !anyRefused(t) {
+		refusals = "No attempt was refused in any variant."
+	}
+	add("Refusals, retries and failures", refusals, false,
+		func() (chartView, error) { return refusalsChart(t) },
+		func() (chartView, error) { return retriesChart(t) })
+	add("Concurrency and queues", "", false,
 		func() (chartView, error) { return inFlightChart(t) })
 	for k, name := range clusterNames(t) {
 		k, name := k, name
-		add("GPU cluster "+name, "",
+		title := "GPU cluster " + name
+		for _, r := range t.variants {
+			if c := clusterOf(r, name); c != nil {
+				title += " (" + report.GPUs(c) + " in the " + report.VariantName(r) + ")"
+				break
+			}
+		}
+		add(title, "", false,
 			func() (chartView, error) { return batchChart(t, name, k) },
 			func() (chartView, error) { return kvChart(t, name, k) })
 	}
-	add("Cost", "",
+	add("Cost", "", false,
 		func() (chartView, error) { return costRateChart(t) },
 		func() (chartView, error) { return costCumulativeChart(t) })
-	add("Latency distributions", "",
-		func() (chartView, error) { return cdfChart(vs, slos, "ttft") },
-		func() (chartView, error) { return cdfChart(vs, slos, "e2e") })
+	add("Latency distributions", "", false,
+		func() (chartView, error) { return cdfChart(t, vs, slos, "ttft") },
+		func() (chartView, error) { return cdfChart(t, vs, slos, "e2e") })
 	return out, err
 }

@@ -19,11 +19,14 @@ type timeline struct {
 	// merged is how many of the run's intervals each point covers (1
 	// unless the series were too long to draw point by point).
 	merged int
+	// owner records which variant (index into variants) each series
+	// label belongs to, for the page's variant selector.
+	owner map[string]int
 }
 
 // newTimeline picks the variants that share the base's time axis.
 func newTimeline(vs []*model.Results) timeline {
-	t := timeline{merged: 1}
+	t := timeline{merged: 1, owner: map[string]int{}}
 	if len(vs) == 0 {
 		return t
 	}
@@ -51,10 +54,28 @@ func (t timeline) label(r *model.Results, metric string) string {
 	if !t.multi() {
 		return metric
 	}
-	if metric == "" {
-		return report.VariantName(r)
+	name := report.VariantName(r)
+	if metric != "" {
+		name += " · " + metric
 	}
-	return report.VariantName(r) + " · " + metric
+	for i, v := range t.variants {
+		if v == r {
+			t.owner[name] = i
+		}
+	}
+	return name
+}
+
+// view encodes a time-series chart whose series are labelled by t.label,
+// each variant in its own colour.
+func (t timeline) view(id string, c echart, unit, note string) (chartView, error) {
+	return newSizedView(id, c, unit, note, viewSpec{owner: t.owner, byVariant: true})
+}
+
+// viewByReason is view for a chart whose colours tell its series' reasons
+// apart rather than their variants (the stacked refusals).
+func (t timeline) viewByReason(id string, c echart, unit, note string) (chartView, error) {
+	return newSizedView(id, c, unit, note, viewSpec{owner: t.owner})
 }
 
 // minutes returns each interval's width in minutes (the last one may be

@@ -92,6 +92,9 @@ func sweepHeadline(s *report.SweepInfo) []string {
 			k = i
 		}
 	}
+	if s.PickRule != "" {
+		return append(report.SweepAdvice(s), "Rule: "+s.KneeRule+".", "Pick: "+s.PickRule+".")
+	}
 	if k < 0 || k+1 >= len(s.Rows) {
 		return []string{"No knee: throughput did not flatten while TTFT p50 (or refused attempts) climbed within these levels; extend the range to find the plateau.",
 			"Rule: " + s.KneeRule + "."}
@@ -108,14 +111,17 @@ func sweepHeadline(s *report.SweepInfo) []string {
 
 // sweepTable is the per-level table, the knee highlighted.
 func sweepTable(s *report.SweepInfo) table {
-	t := table{Head: []string{"req/s", "output tok/s", "TTFT p50", "TTFT p95", "TPOT p50", "E2E p95", "refused (429/5xx)"},
+	t := table{Head: []string{"req/s", "output tok/s", "TTFT p50", "TTFT p95", "TPOT p50", "E2E p95", "refused (429/5xx)", "goodput (SLO met)", "cost"},
 		Note: "Throughputs are totals over the simulated time per level; latencies are of completed requests."}
 	for _, r := range s.Rows {
 		cells := []string{number(r.RequestsPerS), number(r.OutputTokensPerS), report.Seconds(r.TTFTP50), report.Seconds(r.TTFTP95),
-			report.Seconds(r.TPOTP50), report.Seconds(r.E2EP95), report.Count(r.Rejected)}
-		row := tableRow{Label: levelText(s.Kind, r.Level), Knee: r.Knee}
+			report.Seconds(r.TPOTP50), report.Seconds(r.E2EP95), report.Count(r.Rejected), share(r.SLOAttainment), report.USD(r.CostUSD)}
+		row := tableRow{Label: levelText(s.Kind, r.Level), Knee: r.Knee, Pick: r.Pick && !r.Knee && s.PickRule != ""}
 		if r.Knee {
 			t.Note += " The highlighted row is the knee."
+		}
+		if row.Pick {
+			t.Note += " The green row is the level to pick: the highest below the knee that holds the SLOs."
 		}
 		for _, c := range cells {
 			row.Cells = append(row.Cells, tableCell{Value: c})
@@ -125,21 +131,28 @@ func sweepTable(s *report.SweepInfo) table {
 	return t
 }
 
-// kneeMark draws a vertical line at the knee level, if there is one.
+// kneeMark draws a vertical line at the knee level, if there is one, and
+// one at the level to pick when the SLOs move it below the knee.
 func kneeMark(s *report.SweepInfo) []charts.SeriesOpts {
+	var items []opts.MarkLineNameXAxisItem
 	for _, r := range s.Rows {
 		if r.Knee {
-			return []charts.SeriesOpts{
-				charts.WithMarkLineNameXAxisItemOpts(opts.MarkLineNameXAxisItem{Name: "knee: " + levelLabel(r.Level), XAxis: levelLabel(r.Level)}),
-				charts.WithMarkLineStyleOpts(opts.MarkLineStyle{
-					Symbol:    []string{"none", "none"},
-					Label:     &opts.Label{Show: opts.Bool(true), Position: "insideEndTop", Formatter: "{b}"},
-					LineStyle: &opts.LineStyle{Type: "dashed", Width: 2, Color: "#c23531"},
-				}),
-			}
+			items = append(items, opts.MarkLineNameXAxisItem{Name: "knee: " + levelLabel(r.Level), XAxis: levelLabel(r.Level)})
+		} else if r.Pick && s.PickRule != "" {
+			items = append(items, opts.MarkLineNameXAxisItem{Name: "pick (holds the SLOs): " + levelLabel(r.Level), XAxis: levelLabel(r.Level)})
 		}
 	}
-	return nil
+	if len(items) == 0 {
+		return nil
+	}
+	return []charts.SeriesOpts{
+		charts.WithMarkLineNameXAxisItemOpts(items...),
+		charts.WithMarkLineStyleOpts(opts.MarkLineStyle{
+			Symbol:    []string{"none", "none"},
+			Label:     &opts.Label{Show: opts.Bool(true), Position: "insideEndTop", Formatter: "{b}"},
+			LineStyle: &opts.LineStyle{Type: "dashed", Width: 2, Color: limitColor},
+		}),
+	}
 }
 
 // sweepAxis is the level axis: one category per level.
@@ -174,15 +187,14 @@ func sweepThroughputChart(s *report.SweepInfo) (chartView, error) {
 // against the level.
 func sweepLatencyChart(s *report.SweepInfo) (chartView, error) {
 	c := axisChart{id: "chart-sweep-latency", title: "Latency against load",
-		subtitle: "TTFT p50 and p95 (left, s) and E2E p95 (right, s); dashed red: the knee", xName: levelHead(s.Kind), yName: "TTFT, seconds", legend: true}.newLine()
-	c.ExtendYAxis(opts.YAxis{Name: "E2E, seconds", Position: "right"})
+		subtitle: "TTFT p50 and p95 (left) and E2E p95 (right), seconds on log scales, so the levels before the knee do not sit flat at zero; dashed red: the knee", xName: levelHead(s.Kind), yName: "TTFT, seconds (log scale)", legend: true}.newLine()
+	c.SetGlobalOptions(charts.WithYAxisOpts(opts.YAxis{Name: "TTFT, seconds (log scale)", Type: "log"}))
+	c.ExtendYAxis(opts.YAxis{Name: "E2E, seconds (log scale)", Position: "right", Type: "log"})
 	c.SetXAxis(sweepAxis(s))
 	n := len(s.Rows)
 	p50, p95, e2e := make([]opts.LineData, n), make([]opts.LineData, n), make([]opts.LineData, n)
 	for i, r := range s.Rows {
-		p50[i] = opts.LineData{Value: round4(r.TTFTP50)}
-		p95[i] = opts.LineData{Value: round4(r.TTFTP95)}
-		e2e[i] = opts.LineData{Value: round4(r.E2EP95)}
+		p50[i], p95[i], e2e[i] = logPoint(r.TTFTP50), logPoint(r.TTFTP95), logPoint(r.E2EP95)
 	}
 	sym := charts.WithLineChartOpts(opts.LineChart{ShowSymbol: opts.Bool(true)})
 	c.AddSeries("TTFT p50", p50, append([]charts.SeriesOpts{sym}, kneeMark(s)...)...)
@@ -191,6 +203,15 @@ func sweepLatencyChart(s *report.SweepInfo) (chartView, error) {
 		charts.WithLineStyleOpts(opts.LineStyle{Width: 1.5, Type: "dotted"}))
 	return newView("chart-sweep-latency", c, "s",
 		"TTFT climbs past the knee as requests queue for a batch slot; a hosted API at its limit refuses instead (see the refused attempts).")
+}
+
+// logPoint is a value for a log axis: a gap where it is 0 (no request
+// completed), which a log axis cannot show.
+func logPoint(v float64) opts.LineData {
+	if v <= 0 {
+		return opts.LineData{Value: "-"}
+	}
+	return opts.LineData{Value: round4(v)}
 }
 
 // sweepRefusalsChart draws the refused attempts against the level.

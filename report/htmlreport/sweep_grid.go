@@ -3,6 +3,7 @@ package htmlreport
 import (
 	"fmt"
 	"io"
+	"math"
 	"strings"
 
 	"github.com/go-echarts/go-echarts/v2/charts"
@@ -25,21 +26,43 @@ func writeGrid(w io.Writer, p *page, d *report.SweepDocument) error {
 	p.Table = &tb
 	if len(s.Curves) > 0 {
 		param := s.Curves[0].Param
-		tp, err := gridChart(s, "chart-sweep-throughput", "Throughput against "+param, "output tokens/s", "output_tokens_per_s", "tok/s",
-			"Output tokens/s, totals over the simulated time per point. Where a line flattens, more of the parameter buys little throughput.")
-		if err != nil {
-			return err
+		type spec struct {
+			id, title, yName, figure, unit, note string
+			log                                  bool
 		}
-		lat, err := gridChart(s, "chart-sweep-latency", "TTFT p95 against "+param, "TTFT p95, seconds", "ttft_p95_s", "s",
-			"TTFT p95 of completed requests; a line that climbs steeply has run out of capacity.")
-		if err != nil {
-			return err
+		specs := []spec{
+			{"chart-sweep-throughput", "Throughput against " + param, "output tokens/s", "output_tokens_per_s", "tok/s",
+				"Output tokens/s, totals over the simulated time per point. Where a line flattens, more of the parameter buys little throughput.", false},
+			{"chart-sweep-latency", "TTFT p95 against " + param, "TTFT p95, seconds (log scale)", "ttft_p95_s", "s",
+				"TTFT p95 of completed requests, on a log scale so that the points before a line climbs do not sit flat at zero; a line that climbs steeply has run out of capacity.", true},
+			{"chart-sweep-goodput", "Goodput against " + param, "% of requests meeting their SLOs", "slo_attainment_pct", "%",
+				"SLO attainment: completed requests meeting every SLO of their workload, over those that ended (failures count against). A point holds at 99% or more with at most 0.1% failing.", false},
+			{"chart-sweep-cost", "Cost against " + param, "USD over the run", "cost_usd", "USD",
+				"Total cost of each point over its simulated time: tokens of hosted APIs and provisioned GPU time.", false},
+		}
+		var views []chartView
+		for _, sp := range specs {
+			v, err := gridChart(s, sp.id, sp.title, sp.yName, sp.figure, sp.unit, sp.note, sp.log)
+			if err != nil {
+				return err
+			}
+			if !v.Empty {
+				views = append(views, v)
+			}
 		}
 		intro := ""
 		if d.Replications > 1 {
 			intro = fmt.Sprintf("Each point is the mean over %d replications.", d.Replications)
 		}
-		p.Sections = []section{{Title: "Key figures against " + param, Intro: intro, Charts: []chartView{tp, lat}}}
+		p.Sections = []section{{Title: "Key figures against " + param, Intro: intro, Charts: views}}
+		maps, err := heatMaps(d)
+		if err != nil {
+			return err
+		}
+		if len(maps) > 0 {
+			p.Sections = append(p.Sections, section{Title: "The grid at a glance: " + s.Params[0].Key + " × " + s.Params[1].Key,
+				Intro: "Each cell is one point of the grid. Goodput in green where it holds (99% or more of requests meet their SLOs); cost from cheap (light) to dear (dark).", Charts: maps, Multiples: true})
+		}
 	}
 	return render(w, p)
 }
@@ -152,7 +175,7 @@ func gridTable(d *report.SweepDocument) table {
 		if many {
 			label += " · " + pt.Variant
 		}
-		row := tableRow{Label: label, Knee: pt.Knee}
+		row := tableRow{Label: label, Knee: pt.Knee, Pick: pt.Pick && !pt.Knee && s.PickRule != ""}
 		knee = knee || pt.Knee
 		for _, c := range gridColumns {
 			f, ok := d.Summary[i].Figure(c.name)
@@ -179,17 +202,23 @@ func gridTable(d *report.SweepDocument) table {
 }
 
 // gridChart draws one key figure against the first parameter, a line per
-// curve, each line's knee marked.
-func gridChart(s *report.SweepInfo, id, title, yName, figure, unit, note string) (chartView, error) {
+// curve, each line's knee marked (a larger dot), on a log y axis when log.
+func gridChart(s *report.SweepInfo, id, title, yName, figure, unit, note string, log bool) (chartView, error) {
 	first := s.Curves[0]
 	c := axisChart{id: id, title: title, subtitle: "one line per variant and value of the other parameters; a larger dot marks a line's knee",
 		xName: first.Param, yName: yName, legend: true}.newLine()
+	if log {
+		c.SetGlobalOptions(charts.WithYAxisOpts(opts.YAxis{Name: yName, Type: "log"}))
+	}
 	c.SetXAxis(first.XLabels)
 	for _, cv := range s.Curves {
 		est := cv.Figures[figure]
 		data := make([]opts.LineData, len(est))
 		for j, e := range est {
 			data[j] = opts.LineData{Value: round4(e.Mean)}
+			if log && e.Mean <= 0 {
+				data[j] = opts.LineData{Value: "-"}
+			}
 			if cv.Knee != nil && *cv.Knee == j {
 				data[j].SymbolSize = 14
 			}
@@ -198,3 +227,139 @@ func gridChart(s *report.SweepInfo, id, title, yName, figure, unit, note string)
 	}
 	return newView(id, c, unit, note)
 }
+
+// maxHeatMaps bounds the heat maps of a grid: the first variants and
+// values of the parameters after the second.
+const maxHeatMaps = 3
+
+// heatMaps draws a grid of at least two parameters as heat maps of the
+// first two, goodput and cost side by side, one pair per variant and
+// value of the other parameters (up to maxHeatMaps pairs).
+func heatMaps(d *report.SweepDocument) ([]chartView, error) {
+	s := &d.Sweep
+	if len(s.Params) < 2 || len(s.Points) == 0 {
+		return nil, nil
+	}
+	px, py := s.Params[0], s.Params[1]
+	type group struct {
+		name  string
+		cells map[[2]int]int // (x, y) to point index
+	}
+	var groups []*group
+	byName := map[string]*group{}
+	index := func(vals []string, v string) int {
+		for i, x := range vals {
+			if x == v {
+				return i
+			}
+		}
+		return -1
+	}
+	for i, pt := range s.Points {
+		if i >= len(d.Summary) || len(pt.Values) < 2 {
+			break
+		}
+		parts := []string{}
+		if manyVariants(s) {
+			parts = append(parts, pt.Variant)
+		}
+		for j, par := range s.Params[2:] {
+			parts = append(parts, par.Key+"="+pt.Values[j+2])
+		}
+		name := strings.Join(parts, ", ")
+		g := byName[name]
+		if g == nil {
+			if len(groups) == maxHeatMaps {
+				continue
+			}
+			g = &group{name: name, cells: map[[2]int]int{}}
+			byName[name] = g
+			groups = append(groups, g)
+		}
+		g.cells[[2]int{index(px.Values, pt.Values[0]), index(py.Values, pt.Values[1])}] = i
+	}
+	var out []chartView
+	for k, g := range groups {
+		for _, m := range []struct{ figure, what, unit string }{{"slo_attainment_pct", "goodput (SLO met)", "%"}, {"cost_usd", "cost", "USD"}} {
+			id := fmt.Sprintf("chart-heat-%d-%s", k+1, strings.SplitN(m.figure, "_", 2)[0])
+			title := "Heat map of " + m.what
+			if g.name != "" {
+				title += " · " + g.name
+			}
+			var data []opts.HeatMapData
+			lo, hi := math.Inf(1), math.Inf(-1)
+			for xi := range px.Values {
+				for yi := range py.Values {
+					i, ok := g.cells[[2]int{xi, yi}]
+					if !ok {
+						continue
+					}
+					f, ok := d.Summary[i].Figure(m.figure)
+					if !ok {
+						continue
+					}
+					v := heatValue(f.Mean, m.unit)
+					lo, hi = math.Min(lo, v), math.Max(hi, v)
+					data = append(data, opts.HeatMapData{Value: [3]any{xi, yi, v}})
+				}
+			}
+			if len(data) == 0 {
+				continue
+			}
+			var vm map[string]any
+			if m.unit == "%" {
+				// Green where the point holds, warmer below.
+				vm = map[string]any{"type": "piecewise", "orient": "horizontal", "left": "center", "bottom": 0, "dimension": 2,
+					"pieces": []any{
+						map[string]any{"gte": 99, "label": "holds (≥ 99%)", "color": "#74c476"},
+						map[string]any{"gte": 90, "lt": 99, "label": "90–99%", "color": "#fdd0a2"},
+						map[string]any{"lt": 90, "label": "below 90%", "color": "#f4a3a3"}}}
+			} else {
+				vm = map[string]any{"type": "continuous", "calculable": true, "orient": "horizontal", "left": "center", "bottom": 0, "dimension": 2,
+					"min": lo, "max": math.Max(hi, lo+0.01), "precision": costPrecision(hi), "text": []any{"dear", "cheap"},
+					"inRange": map[string]any{"color": []any{"#f7fbff", "#6baed6", "#08519c"}}}
+			}
+			c := charts.NewHeatMap()
+			c.SetGlobalOptions(
+				charts.WithInitializationOpts(opts.Initialization{ChartID: id, Height: fmt.Sprintf("%dpx", multipleHeight+60), Width: "100%"}),
+				charts.WithAnimation(false),
+				charts.WithTitleOpts(opts.Title{Title: title, Left: "center"}),
+				charts.WithTooltipOpts(opts.Tooltip{Show: opts.Bool(true), Trigger: "item"}),
+				charts.WithGridOpts(opts.Grid{Top: "48", Bottom: "96", Left: "64", Right: "24", ContainLabel: opts.Bool(true)}),
+				charts.WithXAxisOpts(opts.XAxis{Name: paramName(px.Key), Type: "category", Data: px.Values, NameLocation: "middle", NameGap: 26}),
+				charts.WithYAxisOpts(opts.YAxis{Name: paramName(py.Key), Type: "category", Data: py.Values}),
+			)
+			c.AddSeries(m.what, data, charts.WithLabelOpts(opts.Label{Show: opts.Bool(true)}))
+			v, err := newSizedView(id, c, m.unit, "", viewSpec{height: multipleHeight + 60, width: multipleWidth, tweaks: []func(option){func(o option) { o["visualMap"], o["legend"] = vm, map[string]any{"show": false} }}})
+			if err != nil {
+				return nil, err
+			}
+			out = append(out, v)
+		}
+	}
+	return out, nil
+}
+
+// heatValue rounds a heat map cell for its label: a share to one
+// decimal, dollars to cents below $100 and whole dollars above.
+func heatValue(v float64, unit string) float64 {
+	switch {
+	case unit == "%":
+		return math.Round(v*10) / 10
+	case v < 100:
+		return math.Round(v*100) / 100
+	}
+	return math.Round(v)
+}
+
+// costPrecision is the decimals a cost scale up to hi shows: cents below
+// $100, whole dollars above.
+func costPrecision(hi float64) int {
+	if hi < 100 {
+		return 2
+	}
+	return 0
+}
+
+// paramName is a parameter's key as an axis name.
+func paramName(key string) string { return key }

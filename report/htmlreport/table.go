@@ -20,8 +20,9 @@ type table struct {
 type tableRow struct {
 	Label string
 	Cells []tableCell
-	// Knee highlights a sweep's knee row.
-	Knee bool
+	// Knee highlights a sweep's knee row, Pick the row to pick when the
+	// SLOs move it below the knee.
+	Knee, Pick bool
 }
 
 // tableCell is one variant's value of a figure: the value, its 95%
@@ -31,6 +32,10 @@ type tableCell struct {
 	Value, Interval, Diff, DiffInterval string
 	// Clear is true when the difference's interval excludes zero.
 	Clear bool
+	// Lines are further facts in small print under the value; Over marks
+	// a value over a limit.
+	Lines []string
+	Over  bool
 }
 
 // keyTable builds the key-figures table: from the replicated summaries
@@ -157,8 +162,42 @@ func resultsTable(vs []*model.Results) table {
 			row.Cells = append(row.Cells, c)
 		}
 		t.Rows = append(t.Rows, row)
+		if f.label == "goodput (SLO met)" {
+			t.Rows = append(t.Rows, peakRows(vs)...)
+		}
 	}
 	return t
+}
+
+// peakRows set the busiest hour's figures beside the whole run's: when
+// it was, its TTFT p95 and its SLO attainment; none when no variant ran
+// longer than an hour.
+func peakRows(vs []*model.Results) []tableRow {
+	any := false
+	for _, r := range vs {
+		any = any || r.Findings.PeakWindow != nil
+	}
+	if !any {
+		return nil
+	}
+	row := func(label string, f func(r *model.Results, p *model.PeakWindow) string) tableRow {
+		tr := tableRow{Label: label}
+		for _, r := range vs {
+			v := "—"
+			if p := r.Findings.PeakWindow; p != nil {
+				v = f(r, p)
+			}
+			tr.Cells = append(tr.Cells, tableCell{Value: v})
+		}
+		return tr
+	}
+	return []tableRow{
+		row("busiest hour (by arrivals)", func(r *model.Results, p *model.PeakWindow) string {
+			return report.Clock(r, p.StartS) + "–" + report.Clock(r, p.EndS)
+		}),
+		row("busiest-hour TTFT p95", func(_ *model.Results, p *model.PeakWindow) string { return report.Seconds(p.TTFT.P95) }),
+		row("busiest-hour goodput (SLO met)", func(_ *model.Results, p *model.PeakWindow) string { return share(p.SLOAttainment) }),
+	}
 }
 
 func ratio(a, b int64) float64 {

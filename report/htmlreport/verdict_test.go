@@ -25,12 +25,13 @@ func TestHeadlineNamesBindingGPUResource(t *testing.T) {
 	r.Backends = r.Backends[1:] // the cluster alone
 	r.Backends[0].Cluster.GPUHours = 48
 	got := headline(d.Variants[:1])
-	if want := "GPU time binds on cluster gpu: running iterations 95.0% of the time (mean batch 20.0, peak 60.0 of max 64)."; got[0] != want {
+	if want := "GPU time binds on cluster gpu (2 replicas × TP1 = 2 GPUs): running iterations 95.0% of the time (mean batch 20.0 per replica, peak 60.0 of max 64)."; got[0] != want {
 		t.Errorf("got %q, want %q", got[0], want)
 	}
 	r.Backends[0].Cluster.Preemptions = 12
 	r.Backends[0].Cluster.MeanKVUse = 0.8
-	if got := headline(d.Variants[:1]); !strings.HasPrefix(got[0], "KV memory binds on GPU cluster gpu: 12 preemptions") {
+	r.Findings.Clusters = []model.ClusterFinding{{Backend: "gpu", Bound: model.BoundKVMemory}}
+	if got := headline(d.Variants[:1]); !strings.HasPrefix(got[0], "KV memory binds on GPU cluster gpu (2 replicas × TP1 = 2 GPUs): 12 preemptions") {
 		t.Errorf("got %q", got[0])
 	}
 }

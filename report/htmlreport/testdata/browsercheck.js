@@ -2,7 +2,8 @@
 // DevTools protocol (a pipe, no port) with the network blocked, and prints
 // one JSON object: each chart container's state, JavaScript errors,
 // dialogs, network requests other than the file itself, and the page text.
-// It saves a full-page screenshot, and with CHART_SHOTS=1 one per chart.
+// It saves a full-page screenshot, with CHART_SHOTS=1 one per chart, and
+// with SLICE_SHOTS=1 the page in slices a screen high.
 //
 // Usage: node browsercheck.js CHROMIUM FILE.html SHOT.png
 // Used by browser_test.go; needs no npm package.
@@ -92,7 +93,25 @@ const inspect = `(() => {
       const d = canvas.getContext("2d").getImageData(0, 0, canvas.width, canvas.height).data;
       for (let i = 3; i < d.length; i += 4 * 7) if (d[i] !== 0) painted++;
     }
-    return { id: el.id, canvas: !!canvas, svg: !!el.querySelector("svg"), painted, text: el.textContent };
+    // What ECharts was asked to draw: legends, axes, and whether any
+    // series has a value to show.
+    const inst = typeof echarts !== "undefined" && echarts.getInstanceByDom(el);
+    const info = { legends: [], axes: [], has_data: false, series: 0 };
+    if (inst) {
+      const o = inst.getOption();
+      for (const l of o.legend || []) info.legends.push({ type: l.type || "plain", show: l.show !== false });
+      for (const dim of ["xAxis", "yAxis"]) for (const a of o[dim] || []) info.axes.push({ dim, type: a.type || "", name: a.name || "" });
+      const value = (d) => Array.isArray(d) ? value(d[d.length - 1]) : (d && typeof d === "object") ? value(d.value) : d;
+      for (const s of o.series || []) {
+        info.series++;
+        for (const d of s.data || []) {
+          const v = value(d);
+          if (typeof v === "number" && isFinite(v) && (v !== 0 || s.type === "heatmap")) info.has_data = true;
+        }
+      }
+    }
+    return Object.assign({ id: el.id, canvas: !!canvas, svg: !!el.querySelector("svg"), painted, text: el.textContent,
+      height: el.getBoundingClientRect().height }, info);
   });
   return JSON.stringify({ charts, text: document.body.innerText, title: document.title,
     pwned: document.body.hasAttribute("data-pwned") || document.title === "pwned" });
@@ -114,6 +133,14 @@ const inspect = `(() => {
   const full = await send("Page.captureScreenshot", { format: "png", captureBeyondViewport: true,
     clip: { x: 0, y: 0, width: size.width, height: Math.min(size.height, 16000), scale: 1 } }, session);
   fs.writeFileSync(shot, Buffer.from(full.data, "base64"));
+  if (process.env.SLICE_SHOTS) {
+    // The page in slices a screen high, for reading it as a planner would.
+    for (let y = 0, i = 0; y < Math.min(size.height, 16000); y += 1400, i++) {
+      const s = await send("Page.captureScreenshot", { format: "png", captureBeyondViewport: true,
+        clip: { x: 0, y, width: size.width, height: Math.min(1400, size.height - y), scale: 1 } }, session);
+      fs.writeFileSync(shot.replace(/\.png$/, "") + "-slice-" + String(i).padStart(2, "0") + ".png", Buffer.from(s.data, "base64"));
+    }
+  }
   if (process.env.CHART_SHOTS) {
     for (const c of out.charts) {
       const r = await send("Runtime.evaluate", { expression: `JSON.stringify(document.getElementById(${JSON.stringify(c.id)}).closest("figure").getBoundingClientRect().toJSON())`, returnByValue: true }, session);

@@ -1,0 +1,61 @@
+package report
+
+import (
+	"fmt"
+	"io"
+	"strings"
+	"text/tabwriter"
+
+	"github.com/headroom-sim/headroom/workloads"
+)
+
+// ServeBanner is what `headroom serve` says when it starts listening.
+type ServeBanner struct {
+	Scenario  string
+	URL       string // http://HOST:PORT
+	Speed     float64
+	DurationS float64 // the scenario's horizon, simulated seconds
+	Endpoints []ServeEndpoint
+	LogPath   string
+}
+
+// ServeEndpoint is one endpoint in the banner.
+type ServeEndpoint struct {
+	Name, Kind, Model string
+	Keys              []string
+}
+
+// WriteServeBanner lists the endpoints and how to point a client at them.
+func WriteServeBanner(w io.Writer, b ServeBanner) error {
+	wall := workloads.Duration(b.DurationS / b.Speed)
+	fmt.Fprintf(w, "serving %s on %s", b.Scenario, b.URL)
+	if b.Speed != 1 {
+		fmt.Fprintf(w, " at %gx speed: the scenario's %s last %s", b.Speed, workloads.Duration(b.DurationS), wall)
+	} else {
+		fmt.Fprintf(w, " for the scenario's %s", workloads.Duration(b.DurationS))
+	}
+	fmt.Fprintln(w)
+	tw := tabwriter.NewWriter(w, 2, 4, 2, ' ', 0)
+	fmt.Fprintln(tw, "  endpoint\tkind\tOpenAI base URL\tAnthropic base URL\tAPI keys")
+	for _, e := range b.Endpoints {
+		keys := "any"
+		if len(e.Keys) > 0 {
+			keys = strings.Join(e.Keys, ", ")
+		}
+		kind := e.Kind
+		if e.Model != "" {
+			kind += " (" + e.Model + ")"
+		}
+		fmt.Fprintf(tw, "  %s\t%s\t%s/%s/v1\t%s/%s\t%s\n", e.Name, kind, b.URL, e.Name, b.URL, e.Name, keys)
+	}
+	if err := tw.Flush(); err != nil {
+		return err
+	}
+	fmt.Fprintf(w, "  or use %s/v1 (OpenAI) or %s (Anthropic) and name the endpoint as the model\n", b.URL, b.URL)
+	fmt.Fprintf(w, "  metrics: %s/metrics", b.URL)
+	if b.LogPath != "" {
+		fmt.Fprintf(w, " · request log: %s", b.LogPath)
+	}
+	_, err := fmt.Fprintln(w, " · Ctrl-C ends the session and writes the results")
+	return err
+}
