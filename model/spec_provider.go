@@ -163,6 +163,9 @@ type OutageSpec struct {
 func (p *ProviderSpec) applyDefaults() {
 	p.Limits.applyDefaults()
 	for i := range p.Keys {
+		if p.Keys[i].Limits.RetryAfter == "" {
+			p.Keys[i].Limits.RetryAfter = p.Limits.RetryAfter // provider-wide
+		}
 		p.Keys[i].Limits.applyDefaults()
 	}
 	if p.Concurrency.WhenFull == "" {

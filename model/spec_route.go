@@ -22,7 +22,7 @@ type RouteSpec struct {
 	Name     string    `toml:"name" doc:"what workloads route to; unique among providers, clusters and routes"`
 	Strategy string    `toml:"strategy" enum:"fallback|weighted|overflow" noun:"strategy" default:"fallback" doc:"fallback: the first target not cooling down; weighted: a random split by weights, per attempt; overflow: the first target whose queue is below overflow_waiting"`
 	Targets  []string  `toml:"targets" doc:"1 to 64 providers, clusters or \"provider:key\" (one API key of a provider), in order, no repeats; routes do not nest"`
-	Weights  []float64 `toml:"weights" range:"(0,1e15]" msg:"must be a finite number > 0 (at most 1e15)" doc:"weighted: one number > 0 per target"`
+	Weights  []float64 `toml:"weights" range:"(0,1e15]" doc:"weighted: one number > 0 per target"`
 	// OverflowWaiting is, for overflow, how many waiting requests make a
 	// target full: a cluster's least-loaded accepting replica, or a
 	// provider's concurrency queue (default 1: any wait overflows).

@@ -131,7 +131,7 @@ max_num_seqs = 0
 		`9|provider "sonnet".limits.window|unknown window "fixd"; allowed: token-bucket, fixed, sliding; did you mean "fixed"?`,
 		`10|provider "sonnet".limits.burst|expected a duration such as "30s" or a number of seconds, got boolean true`,
 		`14|workload "w".demand|expected a table, got an integer`,
-		`15|workload "w".tokens.input|value: must be between 0 and 1073741824, got 1e+15`,
+		`15|workload "w".tokens.input|value: must be <= 1073741824, got 1e+15`,
 		`15|workload "w".tokens.max_tokens|expected an integer, got a float`,
 		`18|cluster "gpu".max_num_seqs|must be between 1 and 100000, got 0`,
 		`20|cluster "gpu".step.batches[1]|expected a number, got a string`,
@@ -265,7 +265,7 @@ name = "api"
 		{Override{"provider.api.limits", map[string]any{"rpm": 1, "rmpp": 2}}, `unknown key "rmpp" under provider "api".limits`},
 		{Override{"workload.chat.demand", map[string]any{"rate": 5}}, `--set workload.chat.demand: workload "chat".demand.hourly: cannot be combined with rate`},
 		{Override{"workload.chat.client.retry.max_attempts", 0}, `--set workload.chat.client.retry.max_attempts: must be between 1 and 1000, got 0`},
-		{Override{"provider.api.outage[0].fraction", 0}, `must be > 0 and <= 1, got 0`},
+		{Override{"provider.api.outage[0].fraction", 0}, `--set provider.api.outage[0].fraction: must be a finite number > 0, got 0`},
 		{Override{"seed", -1}, `--set seed: must be >= 0, got -1`},
 		{Override{"provider..x", 1}, `invalid key path`},
 	} {
