@@ -224,6 +224,9 @@ func (c *Config) validate() error {
 			if !found {
 				return &workloads.FieldError{Key: at + ".key", Msg: fmt.Sprintf("provider %q has no key named %q; have: %s", p.Name, w.Key, listNames(keys))}
 			}
+			if w.Lane == LaneBatch {
+				return &workloads.FieldError{Key: at + ".key", Msg: "the batch lane skips the rate limits, so a key's limits would not apply; remove key or use the sync lane"}
+			}
 		}
 		if w.Demand.Closed() && w.Demand.Think.MeanValue() == 0 {
 			lat := p.Latency.TTFT.Base + p.Latency.TTFT.PerInputToken

@@ -263,6 +263,21 @@ func (c *ClusterSpec) Validate() error {
 		if c.GPU == "" || c.Model == "" {
 			return fe("step.kind", "a roofline needs gpu and model (catalogue names, with gpu_spec/model_spec overrides)")
 		}
+		// A measured table's keys have no effect on a roofline.
+		for _, k := range []struct {
+			key string
+			set bool
+		}{{"times", len(s.Times) > 0}, {"per", s.Per != "" && s.Per != "iteration"}, {"prefill_per_token", s.PrefillPerToken != 0}, {"per_context_token", s.PerContextToken != 0}} {
+			if k.set {
+				return fe("step."+k.key, "applies to a measured table (give batches, or kind = \"table\"), not to a roofline")
+			}
+		}
+		if c.TensorParallel == 1 && s.InterconnectEff != 1 {
+			return fe("step.interconnect_efficiency", "applies to the all-reduces of tensor_parallel > 1; one GPU per replica has none")
+		}
+		if c.TensorParallel == 1 && s.CollectiveLatency != nil && float64(*s.CollectiveLatency) != perf.DefaultCollectiveLatency {
+			return fe("step.collective_latency", "applies to the all-reduces of tensor_parallel > 1; one GPU per replica has none")
+		}
 	default:
 		return fe("step.kind", "must be table or roofline, got %q", s.Kind)
 	}

@@ -208,7 +208,7 @@ func (l *LimitsSpec) applyDefaults() {
 		l.Window = WindowTokenBucket
 	}
 	if l.Burst == 0 {
-		l.Burst = 60
+		l.Burst = defaultBurst
 	}
 	if l.Reserve == "" {
 		l.Reserve = ReserveMaxTokens
@@ -246,6 +246,11 @@ func (p *ProviderSpec) Validate() error {
 			return workloads.Prefix(at+".limits", err)
 		}
 	}
+	if c := p.Concurrency; c.QueueLimit != 0 && c.WhenFull != "queue" {
+		return &workloads.FieldError{Key: "concurrency.queue_limit", Msg: "bounds the queue of when_full = \"queue\"; with reject there is none"}
+	} else if c.WhenFull == "queue" && c.Max == 0 {
+		return &workloads.FieldError{Key: "concurrency.when_full", Msg: "says what happens beyond concurrency.max; set max"}
+	}
 	if err := p.Latency.TTFT.validate(); err != nil {
 		return workloads.Prefix("latency.ttft", err)
 	}
@@ -268,8 +273,27 @@ func (l *LimitsSpec) Validate() error {
 	if l.Quantum != 0 && (l.Window == "" || l.Window == WindowTokenBucket) {
 		return &workloads.FieldError{Key: "quantum", Msg: "applies to fixed and sliding windows; a token bucket's burst sets its size (use burst)"}
 	}
+	// Keys whose effect needs other keys (a value equal to the default
+	// changes nothing and passes).
+	perMinute := l.RPM > 0 || l.ITPM > 0 || l.OTPM > 0 || l.TPM > 0
+	fe := func(k, msg string) error { return &workloads.FieldError{Key: k, Msg: msg} }
+	switch {
+	case l.Burst != defaultBurst && l.Window != "" && l.Window != WindowTokenBucket:
+		return fe("burst", "sizes a token bucket; a fixed or sliding window holds one window of the limit (quantum sets its length)")
+	case l.Burst != defaultBurst && !perMinute:
+		return fe("burst", "sizes the per-minute token buckets (rpm, itpm, otpm, tpm); a per-day limit's bucket holds a day")
+	case l.DailyReset.IsSet() && (l.Window != WindowFixed || l.RPD == 0 && l.TPD == 0):
+		return fe("daily_reset", "applies to per-day limits (rpd, tpd) in a fixed window (window = \"fixed\")")
+	case l.Weights.Set() && l.TPM == 0 && l.TPD == 0:
+		return fe("weights", "weigh the tokens of tpm and tpd; set one of them")
+	case l.CacheReadsCount != nil && *l.CacheReadsCount && l.ITPM == 0 && l.TPM == 0 && l.TPD == 0:
+		return fe("cache_reads_count", "counts cache reads toward itpm, tpm and tpd; set one of them")
+	}
 	return nil
 }
+
+// defaultBurst is a token bucket's size as time of refill: a full minute.
+const defaultBurst = 60
 
 // validate checks what no range says: a cv only with a lognormal factor.
 func (s TTFTSpec) validate() error { return checkFactor(s.Dist, s.CV) }

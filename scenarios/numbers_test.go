@@ -8,6 +8,7 @@ import (
 	"os"
 	"path/filepath"
 	"reflect"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -42,9 +43,12 @@ type schemaKey struct {
 }
 
 // keysOf lists every key of the format below type t that tree reaches:
-// every field of every table (present or not), the first element of each
-// array of tables the tree has, the parameters of distributions.
-func keysOf(t reflect.Type, tree any, at string) []schemaKey {
+// every field of every table (present or not), in the first element of
+// each array of tables the tree has (in every element with all), the
+// parameters of distributions.
+func keysOf(t reflect.Type, tree any, at string) []schemaKey { return walkKeys(t, tree, at, false) }
+
+func walkKeys(t reflect.Type, tree any, at string, all bool) []schemaKey {
 	var out []schemaKey
 	fields, err := schema.Fields(t)
 	if err != nil {
@@ -64,11 +68,15 @@ func keysOf(t reflect.Type, tree any, at string) []schemaKey {
 		case ft.Kind() == reflect.Map:
 		case ft.Kind() == reflect.Struct:
 			out = append(out, schemaKey{path, f, ft})
-			out = append(out, keysOf(ft, sub, path)...)
+			out = append(out, walkKeys(ft, sub, path, all)...)
 		case ft.Kind() == reflect.Slice && ft.Elem().Kind() == reflect.Struct:
 			out = append(out, schemaKey{path, f, ft})
-			if elems, _ := arrayOf(sub); len(elems) > 0 {
-				out = append(out, keysOf(ft.Elem(), elems[0], path+"[0]")...)
+			elems, _ := arrayOf(sub)
+			for i, e := range elems {
+				if i > 0 && !all {
+					break
+				}
+				out = append(out, walkKeys(ft.Elem(), e, path+"["+strconv.Itoa(i)+"]", all)...)
 			}
 		default:
 			out = append(out, schemaKey{path, f, ft})
