@@ -58,3 +58,27 @@ func TestNumbersReproducers(t *testing.T) {
 		}
 	}
 }
+
+// TestKeysWithoutEffectReproducers: keys that decoded but did nothing are
+// refused where they stand.
+func TestKeysWithoutEffectReproducers(t *testing.T) {
+	for _, c := range []struct {
+		name, add, want string
+	}{
+		{"ttft mean", `latency = { ttft = { base = "0s", dist = "exponential", mean = "1s" } }`,
+			`repro.toml:9: provider "api".latency.ttft.mean: unknown key "mean"; allowed: base, per_input_token, dist, cv`},
+		{"tpot per_input_token", `latency = { tpot = { mean = "20ms", per_input_token = "1ms" } }`,
+			`repro.toml:9: provider "api".latency.tpot.per_input_token: unknown key "per_input_token"; allowed: mean, base, dist, cv`},
+		{"cv on an exponential factor", `latency = { ttft = { base = "1s", dist = "exponential", cv = 2 } }`,
+			`repro.toml:9: provider "api".latency.ttft.cv: applies to dist = "lognormal" only (a fixed factor is 1, an exponential one has cv 1)`},
+		{"burst on a sliding window", `limits = { rpm = 100, window = "sliding", burst = "10s" }`,
+			`repro.toml:9: provider "api".limits.burst: sizes a token bucket; a fixed or sliding window holds one window of the limit (quantum sets its length)`},
+		{"weights without tpm", `limits = { rpm = 100, weights = { output = 4 } }`,
+			`repro.toml:9: provider "api".limits.weights: weigh the tokens of tpm and tpd; set one of them`},
+	} {
+		_, err := scenarios.LoadBytes([]byte(base+c.add+"\n"), "repro.toml")
+		if err == nil || err.Error() != c.want {
+			t.Errorf("%s:\n got %v\nwant %s", c.name, err, c.want)
+		}
+	}
+}
