@@ -34,7 +34,7 @@ const defaultErrorLatency = 0.01
 // ProviderSpec is one hosted API endpoint for one model (or model class
 // sharing a rate-limit pool).
 type ProviderSpec struct {
-	Name        string              `toml:"name" doc:"what workloads route to; unique among providers, clusters and routes"`
+	Name        string              `toml:"name" default:"required" doc:"what workloads route to; unique among providers, clusters and routes"`
 	Model       string              `toml:"model" effect:"free text shown in reports; the simulation does not use it" doc:"free text describing the model"`
 	Limits      LimitsSpec          `toml:"limits" doc:"the organisation's rate limits"`
 	Keys        []KeySpec           `toml:"key" doc:"API keys (projects, workspaces) with limits of their own under the organisation's"`
@@ -51,7 +51,7 @@ type ProviderSpec struct {
 // KeySpec is one API key (or project/workspace) with limits of its own under
 // the provider's org-level limits.
 type KeySpec struct {
-	Name   string     `toml:"name" doc:"the key's name, unique within the provider; workloads and route targets (\"provider:key\") name it"`
+	Name   string     `toml:"name" default:"required" doc:"the key's name, unique within the provider; workloads and route targets (\"provider:key\") name it"`
 	Limits LimitsSpec `toml:"limits" doc:"the key's own limits (spend_limit_usd and retry_after are provider-wide)"`
 }
 
@@ -60,7 +60,7 @@ type KeySpec struct {
 type LimitsSpec struct {
 	RPM  float64 `toml:"rpm" unit:"requests/min" range:"(0,1e15]" zero:"absent for no limit" default:"no limit" doc:"requests per minute"`
 	ITPM float64 `toml:"itpm" unit:"tokens/min" range:"(0,1e15]" zero:"absent for no limit" default:"no limit" doc:"input tokens per minute (cache reads excluded unless cache_reads_count)"`
-	OTPM float64 `toml:"otpm" unit:"tokens/min" range:"(0,1e15]" zero:"absent for no limit" default:"no limit" doc:"output tokens per minute (max_tokens reserved at admission with reserve = \"max_tokens\")"`
+	OTPM float64 `toml:"otpm" unit:"tokens/min" range:"(0,1e15]" zero:"absent for no limit" default:"no limit" doc:"output tokens per minute (max_tokens is reserved at admission with reserve = \"max_tokens\")"`
 	TPM  float64 `toml:"tpm" unit:"tokens/min" range:"(0,1e15]" zero:"absent for no limit" default:"no limit" doc:"input + output tokens per minute (weighted units when weights are set)"`
 	RPD  float64 `toml:"rpd" unit:"requests/day" range:"(0,1e15]" zero:"absent for no limit" default:"no limit" doc:"requests per day"`
 	TPD  float64 `toml:"tpd" unit:"tokens/day" range:"(0,1e15]" zero:"absent for no limit" default:"no limit" doc:"tokens per day"`
@@ -70,16 +70,16 @@ type LimitsSpec struct {
 	// Quantum enforces per-minute limits over shorter windows: a 600 RPM
 	// limit with quantum "1s" allows 10 requests per second (Azure RPM,
 	// Anthropic "60 RPM as 1 per second"). Fixed and sliding windows only.
-	Quantum workloads.Duration `toml:"quantum" range:"[0s,60s]" default:"0: whole minutes" doc:"fixed and sliding windows: enforce per-minute limits over windows this long"`
+	Quantum workloads.Duration `toml:"quantum" range:"[0s,60s]" default:"0: whole minutes" doc:"fixed and sliding windows: enforce per-minute limits over windows this long (Azure RPM in 1s or 10s windows; 60 RPM as 1 per second)"`
 	// DailyReset is the clock time per-day windows reset at (fixed window).
 	DailyReset workloads.Clock `toml:"daily_reset" default:"00:00" doc:"fixed window: the clock time per-day windows reset at"`
 
 	Reserve         string      `toml:"reserve" enum:"max_tokens|none" noun:"reserve mode" default:"max_tokens" doc:"what admission charges before the answer is known: max_tokens (refunded at completion) or none (check before, deduct after)"`
 	CacheReadsCount *bool       `toml:"cache_reads_count" default:"false" doc:"cache reads count toward ITPM and TPM"`
 	CountRejected   bool        `toml:"count_rejected" doc:"rejected attempts still consume RPM (OpenAI)"`
-	Weights         WeightsSpec `toml:"weights" doc:"weighted units for TPM and TPD"`
-	SpendLimitUSD   float64     `toml:"spend_limit_usd" unit:"USD" range:"(0,1e15]" zero:"absent for no cap" default:"no cap" doc:"cumulative spend cap; beyond it, a terminal 429"`
-	RetryAfter      string      `toml:"retry_after" enum:"seconds|ms|none" noun:"Retry-After precision" default:"seconds" doc:"the precision of the Retry-After header: whole seconds rounded up, milliseconds, or no header"`
+	Weights         WeightsSpec `toml:"weights" doc:"weighted units for tpm and tpd: units = input × input weight + cache reads × cached_input weight + output × output weight, input being uncached tokens and cache writes; once one weight is set, the others not set are 0"`
+	SpendLimitUSD   float64     `toml:"spend_limit_usd" unit:"USD" range:"(0,1e15]" zero:"absent for no cap" default:"no cap" doc:"cumulative spend on this provider, counted at completion; once reached, every attempt gets a terminal 429 spend_cap (provider-wide, not for a key)"`
+	RetryAfter      string      `toml:"retry_after" enum:"seconds|ms|none" noun:"Retry-After precision" default:"seconds (for a key, the provider's)" doc:"the precision of the Retry-After the provider sends: whole seconds rounded up (at least 1), milliseconds rounded up, or no header (provider-wide, not for a key)"`
 }
 
 // WeightsSpec turns tokens into weighted units:
@@ -155,7 +155,7 @@ type BatchSpec struct {
 type OutageSpec struct {
 	At       workloads.Clock    `toml:"at" doc:"start, at the first occurrence of this clock time from start (once, not daily); wins over after"`
 	After    workloads.Duration `toml:"after" range:"[0s,inf)" default:"0s" doc:"start, as time since t = 0"`
-	Duration workloads.Duration `toml:"duration" range:"(0s,366d]" doc:"length (required)"`
+	Duration workloads.Duration `toml:"duration" range:"(0s,366d]" default:"required" doc:"how long it lasts"`
 	Status   int                `toml:"status" range:"500|503|529" default:"529" doc:"the error returned: server_error_500, unavailable_503 or overloaded_529"`
 	Fraction float64            `toml:"fraction" range:"(0,1]" default:"1" doc:"share of attempts failed during the outage"`
 }

@@ -419,3 +419,10 @@ func (d Dist) String() string {
 	}
 	return "unknown(" + strconv.Quote(d.Kind) + ")"
 }
+
+// KeyType names the type in the scenario reference.
+func (Dist) KeyType() string { return "distribution" }
+
+// ScalarSchema is the JSON Schema of a distribution's short form: a number
+// or a duration string, fixed at that value.
+func (Dist) ScalarSchema() map[string]any { return Duration(0).ScalarSchema() }
