@@ -37,11 +37,12 @@ type Scenario struct {
 	Gateway     model.GatewaySpec    `toml:"gateway" default:"none" doc:"a gateway between clients and backends: tenants, weighted admission, fair queue, response cache"`
 	Variants    []Variant            `toml:"variant" doc:"named overrides, simulated side by side with the base"`
 
-	file    string
-	src     []byte
-	ix      *LineIndex
-	tree    map[string]any // the file, parsed once; overrides apply to copies
-	configs []model.Config // the base and each variant, built and validated by Load
+	file     string
+	src      []byte
+	ix       *LineIndex
+	tree     map[string]any // the file, parsed once; overrides apply to copies
+	configs  []model.Config // the base and each variant, built and validated by Load
+	warnings []Warning      // the defaults that change their answers
 }
 
 // Variant is a named set of overrides of the base scenario, addressed by key
@@ -116,12 +117,14 @@ func Load(r io.Reader, name string) (*Scenario, error) {
 		seen[v.Name] = true
 	}
 	s.configs = []model.Config{base}
+	s.warnings = s.warningsOf(d, base)
 	for i := range s.Variants {
-		c, _, err := s.derive(s.variantName(i), s.variantEdits(i))
+		c, dv, err := s.derive(s.variantName(i), s.variantEdits(i))
 		if err != nil {
 			return nil, err
 		}
 		s.configs = append(s.configs, c)
+		s.warnings = s.addVariant(s.warnings, i, s.warningsOf(dv, c))
 	}
 	return s, nil
 }
