@@ -45,6 +45,8 @@ Usage:
   headroom calibrate FILE [flags]       fit a GPU step-time model to measurements; prints TOML to paste
   headroom catalogue                    list the built-in GPUs and models a cluster can name
   headroom validate FILE...             check scenario files without running them
+  headroom explain [KEY]                what a scenario key means, its unit, default and allowed values
+  headroom schema                       print a JSON Schema of the scenario format, for editors
   headroom examples [NAME]              list the embedded example scenarios, or print one
   headroom version                      print the version
   headroom completion bash|zsh|fish     print a shell completion script
@@ -97,6 +99,8 @@ func commandTable() []command {
 		{"calibrate", cmdCalibrate, "csv"},
 		{"catalogue", cmdCatalogue, ""},
 		{"validate", cmdValidate, "scenario"},
+		{"explain", cmdExplain, ""},
+		{"schema", cmdSchema, ""},
 		{"examples", cmdExamples, "example"},
 		{"version", cmdVersion, ""},
 		{"completion", cmdCompletion, "shell"},
