@@ -16,15 +16,18 @@ func (s *Sim) results(interrupted bool) *Results {
 	if interrupted {
 		horizon = s.eng.Now()
 	}
-	s.shareGPUCost(horizon)
+	unclaimed := s.shareGPUCost(horizon)
 	total := newGroupStats()
 	for _, w := range s.wls {
 		total.merge(w.stats)
 	}
+	// A cluster no workload can reach is billed all the same: its GPU time
+	// is in the total (and no workload's or tenant's share).
+	total.tok.costGPU += unclaimed
 	// In flight per workload: offered minus ended.
 	res.Summary = summarize(total, horizon)
 	for _, w := range s.wls {
-		res.Workloads = append(res.Workloads, GroupResult{Name: w.spec.Name, Summary: summarize(w.stats, horizon), Curves: latencyCurves(w.stats)})
+		res.Workloads = append(res.Workloads, GroupResult{Name: w.spec.Name, Summary: summarize(w.stats, horizon), Curves: latencyCurves(w.stats), Windows: w.win.results()})
 	}
 	res.Tenants = s.groupBy(func(w *workload) string { return w.spec.Tenant }, horizon)
 	res.Priorities = s.groupBy(func(w *workload) string { return w.spec.Priority }, horizon)
@@ -41,6 +44,7 @@ func (s *Sim) results(interrupted bool) *Results {
 		res.Gateway = s.gatewayResult(res, horizon)
 	}
 	res.Series = s.series()
+	res.Traces = s.traceResults()
 	res.Findings = s.findings(res)
 	return res
 }

@@ -3,14 +3,28 @@ package model
 import "math"
 
 // arrive creates the workload's next request(s) and schedules the next
-// arrival of an open-loop workload.
+// arrival of an open-loop workload. A job's requests arrive all at once;
+// those beyond the client's free slots wait as one entry of its queue and
+// are made one by one as slots free, so a job of 10M requests
+// behind 16 slots holds 16 requests, not 10M.
 func (s *Sim) arrive(w *workload) {
-	now := s.eng.Now()
-	n := 1
-	if w.job {
-		n = w.spec.Demand.Count
+	if w.trace != nil {
+		s.arriveTrace(w)
+		return
 	}
-	for k := 0; k < n; k++ {
+	now := s.eng.Now()
+	if w.job {
+		n := w.spec.Demand.Count
+		for k := 0; k < n; k++ {
+			if w.semCap > 0 && w.semUsed >= w.semCap {
+				s.arrived(w, now, n-k)
+				w.waiting.push(now, n-k)
+				s.ser.queue.Add(now, float64(n-k))
+				break
+			}
+			s.newRequest(w, now)
+		}
+	} else {
 		s.newRequest(w, now)
 	}
 	if w.arrivals != nil {
@@ -20,20 +34,55 @@ func (s *Sim) arrive(w *workload) {
 	}
 }
 
+// newRequest is the arrival of one request of w at now: counted as
+// offered, then sent through the client, or queued for a client slot.
 func (s *Sim) newRequest(w *workload, now float64) {
+	s.arrived(w, now, 1)
+	if w.semCap > 0 && w.semUsed >= w.semCap {
+		w.waiting.push(now, 1)
+		s.ser.queue.Add(now, 1)
+		return
+	}
+	w.semUsed++
+	s.attempt(s.issue(w, now))
+}
+
+// arrived counts n requests of w arriving at now: offered and in flight.
+func (s *Sim) arrived(w *workload, now float64, n int) {
+	w.stats.offered += int64(n)
+	s.ser.offered[s.interval(now)] += int64(n)
+	if w.win != nil {
+		w.win.offered[w.win.at(now)] += int64(n)
+	}
+	s.live += int64(n)
+	s.ser.inFlight.Add(now, float64(n))
+}
+
+// issue makes the record of a request of w that arrived at arrival and
+// holds a client slot: its tokens and content are drawn now, in the order
+// requests leave the client queue, which is the order they arrived in (the
+// queue is first in, first out, and nobody passes it), so the draws are
+// those of a request made at its arrival.
+func (s *Sim) issue(w *workload, arrival float64) int32 {
 	id := s.alloc()
 	r := &s.reqs[id]
 	gen := r.gen + 1
 	var in, out, prefix int
-	if w.fixedTok {
+	switch {
+	case w.trace != nil:
+		in, out = w.traceTokens()
+	case w.fixedTok:
 		in, out = w.fixIn, w.fixOut
-	} else {
-		in, out, prefix = w.spec.Tokens.Sample(w.rngTok)
+	default:
+		in, out, prefix = w.tok.Sample(w.rngTok)
 	}
 	*r = request{gen: gen, wl: int32(w.idx), batch: w.batch, input: int32(in), output: int32(out), prefix: int32(prefix),
-		maxTok: int32(w.maxTok), arrival: now, lastRsn: -1}
+		maxTok: int32(w.maxTok), arrival: arrival, lastRsn: -1}
 	if int(r.output) > w.maxTok {
 		r.output = int32(w.maxTok)
+	}
+	if w.trace != nil {
+		s.attachKeys(id, w)
 	}
 	if w.rngRep != nil {
 		if w.zipf != nil {
@@ -42,18 +91,7 @@ func (s *Sim) newRequest(w *workload, now float64) {
 			r.content = int32(w.rngRep.IntN(w.spec.Repeats.Distinct))
 		}
 	}
-	w.stats.offered++
-	s.ser.offered[s.interval(now)]++
-	s.live++
-	s.ser.inFlight.Add(now, 1)
-	if w.semCap > 0 && w.semUsed >= w.semCap {
-		r.state = stClientQueue
-		w.semQ.pushBack(id)
-		s.ser.queue.Add(now, 1)
-		return
-	}
-	w.semUsed++
-	s.attempt(id)
+	return id
 }
 
 // attempt passes a request through the client's pacer towards the backend.
@@ -150,6 +188,9 @@ func (s *Sim) fail(id int32, reason int) {
 	}
 	w.stats.failed++
 	w.stats.failedBy[reason]++
+	if w.win != nil {
+		w.win.failed[w.win.at(r.arrival)]++
+	}
 	s.ser.failed[s.interval(s.eng.Now())]++
 	s.ser.arrFailed[s.interval(r.arrival)]++
 	s.finish(id, w)
@@ -165,10 +206,10 @@ func (s *Sim) finish(id int32, w *workload) {
 	s.live--
 	s.ser.inFlight.Add(now, -1)
 	if w.semCap > 0 {
-		if w.semQ.len() > 0 {
-			next := w.semQ.popFront()
+		if w.waiting.len() > 0 {
+			at := w.waiting.pop()
 			s.ser.queue.Add(now, -1)
-			s.attempt(next)
+			s.attempt(s.issue(w, at))
 		} else {
 			w.semUsed--
 		}

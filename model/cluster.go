@@ -43,8 +43,9 @@ type seqState struct {
 	decoding  bool  // scheduled to produce a token in the running iteration
 	started   bool  // has been admitted to a batch before
 	prefix    int32 // prefix-cache entry referenced, or -1
-	shared    int32 // its blocks (an entry's size never changes)
+	shared    int32 // KV blocks held through the prefix cache: its entry's (an entry's size never changes), or its cached trace blocks' (cluster_blocks.go)
 	cached    int32 // prompt tokens served from the prefix cache at first admission
+	nref      int32 // leading prefix keys whose cached blocks it uses
 	order     int64 // admission order on its replica (running is sorted by it)
 	reserve   int32 // KV blocks reserved to its end (no-evict scheduling)
 	// the decoding aggregate (cluster_fast.go)
@@ -278,6 +279,7 @@ type replica struct {
 	running  []int32
 	free     int // free KV blocks
 	prefixes map[int64]*prefixEntry
+	bc       *blockCache // cached trace prefix blocks (cluster_blocks.go), or nil
 	// what the cluster gauges last counted for this replica
 	lastBatch int
 	lastUsed  int

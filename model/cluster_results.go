@@ -29,8 +29,9 @@ func (c *cluster) billedGPUs(i int) float64 {
 
 // shareGPUCost charges each cluster's GPU bill to the workloads it served,
 // in proportion to their tokens (all of it to the first workload routed to
-// an idle cluster, so totals always add up), and adds it to the series.
-func (s *Sim) shareGPUCost(horizon float64) {
+// an idle cluster, so totals always add up), and adds it to the series. It
+// returns the bills of clusters no workload can reach.
+func (s *Sim) shareGPUCost(horizon float64) (unclaimed float64) {
 	for _, c := range s.clus {
 		bill, _ := s.gpuCost(c, horizon)
 		var tok int64
@@ -57,6 +58,9 @@ func (s *Sim) shareGPUCost(horizon float64) {
 			}
 			u.w.stats.tok.costGPU += bill * share
 		}
+		if len(users) == 0 {
+			unclaimed += bill // provisioned, and used by no workload
+		}
 		c.stats.tok.costGPU = bill
 		for i := range s.ser.cost {
 			span := min(s.cfg.Interval, horizon-float64(i)*s.cfg.Interval)
@@ -65,6 +69,7 @@ func (s *Sim) shareGPUCost(horizon float64) {
 			}
 		}
 	}
+	return unclaimed
 }
 
 func (s *Sim) clusterResult(c *cluster, horizon float64) BackendResult {

@@ -213,6 +213,7 @@ func (s *Sim) failReplica(c *cluster, rep *replica, lose bool) {
 		held = append(held, id)
 		sq := &s.seqs[id]
 		sq.blocks, sq.prefix = 0, -1
+		sq.shared, sq.nref = 0, 0
 	}
 	rep.running = rep.running[:0]
 	rep.committed = 0
@@ -227,9 +228,13 @@ func (s *Sim) failReplica(c *cluster, rep *replica, lose bool) {
 	}
 	rep.free = c.blocks
 	clear(rep.prefixes)
+	rep.bc = nil
 	s.clusterGauges(c, rep)
 	iv := s.interval(now)
 	for _, id := range held {
+		// Admitted, then refused by the failure: it counts as refused,
+		// so attempts = admitted + refused holds.
+		c.stats.admitted--
 		if lose {
 			s.countRejection(id, rsReplicaLost, iv)
 			s.fail(id, rsReplicaLost)

@@ -112,6 +112,7 @@ func (s *Sim) refRunning(c *cluster, rep *replica, budgetp *int, b *perf.Batch) 
 				continue
 			}
 			sq.chunk = int32(ch)
+			s.cachePrompt(c, rep, id)
 			budget -= ch
 			b.Prefill += ch
 			b.PrefillSeqs++
@@ -160,11 +161,17 @@ func (s *Sim) admitWaiting(c *cluster, rep *replica, budgetp *int, b *perf.Batch
 		r := &s.reqs[id]
 		sq := &s.seqs[id]
 		w := s.wls[r.wl]
-		shared, key := 0, int64(-1)
+		shared, key, hit := 0, int64(-1), 0
+		keys, kb := s.reqKeys(id)
 		if c.spec.PrefixCaching && sq.computed == 0 {
-			key = prefixKey(r)
-			if e := rep.prefixes[key]; e != nil {
-				shared = int(e.blocks)
+			if keys != nil {
+				hit = rep.blockHits(keys, kb, int(r.input))
+				shared = hit * kb / c.bs
+			} else {
+				key = prefixKey(r)
+				if e := rep.prefixes[key]; e != nil {
+					shared = int(e.blocks)
+				}
 			}
 		}
 		computed := min(shared*c.bs, int(sq.target)-1)
@@ -198,9 +205,12 @@ func (s *Sim) admitWaiting(c *cluster, rep *replica, budgetp *int, b *perf.Batch
 			}
 		}
 		var e *prefixEntry
-		if shared > 0 {
+		if shared > 0 && hit == 0 {
 			e = rep.prefixes[key]
 			e.refs++ // pinned, so making room cannot evict it
+		}
+		if hit > 0 {
+			rep.pinKeys(keys[:hit])
 		}
 		keep := need + c.watermark // a new admission leaves the watermark free
 		if c.noEvict {
@@ -209,6 +219,9 @@ func (s *Sim) admitWaiting(c *cluster, rep *replica, budgetp *int, b *perf.Batch
 		if keep > rep.free && !s.evictPrefixes(rep, keep) {
 			if e != nil {
 				e.refs--
+			}
+			if hit > 0 {
+				rep.unpinKeys(keys[:hit])
 			}
 			break
 		}
@@ -228,6 +241,9 @@ func (s *Sim) admitWaiting(c *cluster, rep *replica, budgetp *int, b *perf.Batch
 			e.lastUse = now
 			sq.prefix, sq.shared = int32(key), e.blocks
 		}
+		if hit > 0 {
+			sq.shared, sq.nref = int32(shared), int32(hit)
+		}
 		sq.computed = int32(computed)
 		if !sq.started {
 			sq.started = true
@@ -242,6 +258,7 @@ func (s *Sim) admitWaiting(c *cluster, rep *replica, budgetp *int, b *perf.Batch
 			rep.prefilling = append(rep.prefilling, id)
 		}
 		sq.chunk = int32(ch)
+		s.cachePrompt(c, rep, id)
 		budget -= ch
 		b.Prefill += ch
 		b.PrefillSeqs++
@@ -277,10 +294,7 @@ func (s *Sim) launch(c *cluster, rep *replica, b *perf.Batch) {
 // sequence itself.
 func (s *Sim) ensureBlocks(c *cluster, rep *replica, id int32, pos, tokens int) bool {
 	sq := &s.seqs[id]
-	shared := 0
-	if sq.prefix >= 0 {
-		shared = int(sq.shared)
-	}
+	shared := int(sq.shared)
 	need := blocksFor(tokens, c.bs) - shared - int(sq.blocks)
 	if need <= 0 {
 		return true
@@ -306,6 +320,9 @@ func (s *Sim) ensureBlocks(c *cluster, rep *replica, id int32, pos, tokens int) 
 // recently used first, until need blocks are free. It reports success.
 func (s *Sim) evictPrefixes(rep *replica, need int) bool {
 	for need > rep.free {
+		if rep.evictBlock() {
+			continue
+		}
 		var victim *prefixEntry
 		for _, e := range rep.prefixes {
 			if e.refs == 0 && (victim == nil || e.lastUse < victim.lastUse || e.lastUse == victim.lastUse && e.key < victim.key) {
@@ -329,7 +346,7 @@ func (s *Sim) preempt(c *cluster, rep *replica, pos int) {
 	id := rep.running[pos]
 	rep.running = append(rep.running[:pos], rep.running[pos+1:]...)
 	sq := &s.seqs[id]
-	s.releaseKV(rep, sq)
+	s.releaseKV(rep, id)
 	sq.target = s.reqs[id].input + sq.generated
 	sq.computed, sq.chunk, sq.decoding = 0, 0, false
 	s.reqs[id].state = stBackendQueue
@@ -341,11 +358,13 @@ func (s *Sim) preempt(c *cluster, rep *replica, pos int) {
 	rep.preempted = true
 }
 
-func (s *Sim) releaseKV(rep *replica, sq *seqState) {
+func (s *Sim) releaseKV(rep *replica, id int32) {
+	sq := &s.seqs[id]
 	rep.free += int(sq.blocks)
 	sq.blocks = 0
 	rep.committed -= int(sq.reserve)
 	sq.reserve = 0
+	s.releaseBlocks(rep, id)
 	if sq.prefix >= 0 {
 		if e := rep.prefixes[int64(sq.prefix)]; e != nil {
 			e.refs--
@@ -396,7 +415,8 @@ func (s *Sim) refEnd(c *cluster, rep *replica) {
 		}
 		if sq.generated >= r.output {
 			rep.running = append(rep.running[:i], rep.running[i+1:]...)
-			s.releaseKV(rep, sq)
+			s.cacheOutput(c, rep, id)
+			s.releaseKV(rep, id)
 			s.completeCluster(c, id)
 			continue
 		}

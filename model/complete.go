@@ -11,6 +11,10 @@ func (s *Sim) complete(id int32, tally *tokenTally) {
 	st := w.stats
 	hit := r.gw&gwHit != 0 // answered whole by the response cache: no TPOT
 	st.tok.add(tally)      // billed even when nobody was waiting for it
+	iv := s.interval(now)
+	s.ser.inputTok[iv] += tally.input
+	s.ser.outputTok[iv] += tally.output
+	s.ser.cost[iv] += tally.costIn + tally.costW + tally.costR + tally.costOut
 	if r.orphan {
 		s.dropOrphan(id)
 		return
@@ -44,18 +48,18 @@ func (s *Sim) complete(id int32, tally *tokenTally) {
 		tpot = (e2e - ttft) / float64(r.output-1)
 		st.tpot.Add(tpot)
 	}
-	if (w.slo[0] == 0 || ttft <= w.slo[0]) && (w.slo[1] == 0 || tpot <= w.slo[1]) && (w.slo[2] == 0 || e2e <= w.slo[2]) {
+	good := (w.slo[0] == 0 || ttft <= w.slo[0]) && (w.slo[1] == 0 || tpot <= w.slo[1]) && (w.slo[2] == 0 || e2e <= w.slo[2])
+	if good {
 		st.good++
 		s.ser.arrGood[s.interval(r.arrival)]++
+	}
+	if w.win != nil {
+		w.win.complete(r.arrival, ttft, e2e, qwait, tpot, r.output > 1 && !hit, good)
 	}
 	if now > st.lastDone {
 		st.lastDone = now
 	}
-	iv := s.interval(now)
 	s.ser.completed[iv]++
-	s.ser.inputTok[iv] += tally.input
-	s.ser.outputTok[iv] += tally.output
-	s.ser.cost[iv] += tally.costIn + tally.costW + tally.costR + tally.costOut
 	s.ser.latency(s.interval(r.arrival), ttft, qwait)
 	s.observeDone(id, tally)
 	s.finish(id, w)

@@ -25,6 +25,10 @@ type Config struct {
 	Clusters    []ClusterSpec
 	Routes      []RouteSpec
 	Gateway     *GatewaySpec // nil: no gateway
+	// Window, when > 0, is the width in seconds of the windows each
+	// workload's results are also given in (GroupResult.Windows): what a
+	// plan checks its constraints against in the worst hour.
+	Window float64
 
 	// defaulted and checked record that ApplyDefaults and then Validate
 	// ran, so that Build does not validate a configuration again. A copy

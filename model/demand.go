@@ -13,15 +13,15 @@ import "math"
 // the max_tokens reservation, as peak use is net of refunds). Requests the
 // gateway refuses before any backend, and retries, do not count.
 
-// offerDemand records request id's demand on provider p's org limits and,
-// when the target names one, its key's limits. uncached, write and read
-// split its input as the cache decided.
-func (s *Sim) offerDemand(p *provider, key int, id int32, uncached, write, read int) {
+// offerDemand records request id's demand on provider p's org limits
+// (org is the charge already computed for them) and, when the target
+// names one, its key's limits. uncached, write and read split its input
+// as the cache decided.
+func (s *Sim) offerDemand(p *provider, key int, id int32, org *charge, uncached, write, read int) {
 	r := &s.reqs[id]
 	iv := s.interval(r.arrival)
 	if !p.org.empty {
-		c := p.org.chargeFor(uncached, write, read, int(r.maxTok))
-		p.stats.demand(0, iv, &c, int(r.output))
+		p.stats.demand(0, iv, org, int(r.output))
 	}
 	if key >= 0 {
 		c := p.keys[key].chargeFor(uncached, write, read, int(r.maxTok))

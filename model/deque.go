@@ -48,3 +48,55 @@ func (q *deque) popFront() int32 {
 	q.n--
 	return v
 }
+
+// arrivalQueue is a client's queue of arrivals waiting for a slot, first
+// in, first out. It holds arrival times, not requests: a request's record
+// is made when it leaves (Sim.issue). Arrivals at the same instant (a
+// job's) share one entry, so a job of any size costs one entry.
+type arrivalQueue struct {
+	buf  []arrivalRun
+	head int
+	n    int // entries
+	size int // arrivals
+}
+
+// arrivalRun is n arrivals at time at.
+type arrivalRun struct {
+	at float64
+	n  int
+}
+
+func (q *arrivalQueue) len() int { return q.size }
+
+// push adds n arrivals at time at behind the others.
+func (q *arrivalQueue) push(at float64, n int) {
+	q.size += n
+	if q.n > 0 {
+		if last := &q.buf[(q.head+q.n-1)%len(q.buf)]; last.at == at {
+			last.n += n
+			return
+		}
+	}
+	if q.n == len(q.buf) {
+		size := max(2*len(q.buf), 16)
+		nb := make([]arrivalRun, size)
+		for i := 0; i < q.n; i++ {
+			nb[i] = q.buf[(q.head+i)%len(q.buf)]
+		}
+		q.buf, q.head = nb, 0
+	}
+	q.buf[(q.head+q.n)%len(q.buf)] = arrivalRun{at, n}
+	q.n++
+}
+
+// pop removes the first arrival and returns its time.
+func (q *arrivalQueue) pop() float64 {
+	f := &q.buf[q.head]
+	at := f.at
+	q.size--
+	if f.n--; f.n == 0 {
+		q.head = (q.head + 1) % len(q.buf)
+		q.n--
+	}
+	return at
+}

@@ -323,6 +323,7 @@ func (s *Sim) gwReject(id int32, key *gwScope, reason int, retryAfter float64, i
 	r := &s.reqs[id]
 	w := s.wls[r.wl]
 	w.stats.rejected[reason]++
+	s.windowRefused(w, reason)
 	w.gwT.st.rejected[reason]++
 	if key != nil {
 		key.st.rejected[reason]++
@@ -581,6 +582,7 @@ func (s *Sim) gwCrash(id int32, actual float64) {
 	r.out = false
 	r.lastRsn, r.retryAft, r.state = rsGwCrash, 0, stBackoff
 	w.stats.rejected[rsGwCrash]++
+	s.windowRefused(w, rsGwCrash)
 	w.gwT.st.rejected[rsGwCrash]++
 	s.ser.reject(rsGwCrash, s.interval(now))
 	s.eng.Schedule(now+float64(g.spec.ErrorLatency), evFail, id, r.gen)

@@ -10,6 +10,9 @@ func (s *Sim) send(id int32) {
 	iv := s.interval(s.eng.Now())
 	r.attempts++
 	w.stats.attempts++
+	if w.win != nil {
+		w.win.attempts[w.win.at(s.eng.Now())]++
+	}
 	if r.attempts > 1 {
 		w.stats.retries++
 		s.ser.retries[iv]++
@@ -63,16 +66,19 @@ func (s *Sim) sendTo(id int32, iv int) {
 		s.sendBatch(id, iv)
 		return
 	}
-	lm := &s.lims[id]
-	read, write := p.cacheSplit(int(r.wl), int(r.prefix), s.sharedPrefix(r), int(r.input), now)
+	var lm *reqLimits
+	if s.needLims {
+		lm = &s.lims[id]
+	}
+	read, write := s.promptCacheSplit(p, id, now)
 	uncached := int(r.input) - read - write
 	ok, dim, wait := true, 0, 0.0
 	if !p.org.empty {
 		lm.orgCharge = p.org.chargeFor(uncached, write, read, int(r.maxTok))
 		ok, dim, wait = p.org.check(now, &lm.orgCharge)
 	}
-	if r.attempts == 1 {
-		s.offerDemand(p, t.key, id, uncached, write, read)
+	if r.attempts == 1 && lm != nil {
+		s.offerDemand(p, t.key, id, &lm.orgCharge, uncached, write, read)
 	}
 	scope, rsBase := 0, 0
 	if ok && t.key >= 0 {
@@ -111,7 +117,7 @@ func (s *Sim) sendTo(id int32, iv int) {
 		p.keys[t.key].take(now, &lm.keyCharge, &lm.keyTix)
 		p.stats.use(t.key+1, iv, &lm.keyCharge)
 	}
-	p.commitCache(int(r.wl), int(r.prefix), read, write, now)
+	s.commitPromptCache(p, id, read, write, now)
 	r.read, r.write = int32(read), int32(write)
 	p.stats.admitted++
 	if p.conCap > 0 && p.conUsed >= p.conCap {
@@ -225,6 +231,9 @@ func (s *Sim) settleLimits(id int32, t *target, output int) {
 	p := t.prov
 	now := s.eng.Now()
 	iv := s.interval(now)
+	if p.org.empty && t.key < 0 {
+		return
+	}
 	lm := &s.lims[id]
 	if !p.org.empty {
 		p.org.settle(now, &lm.orgCharge, output, &lm.orgTix)
@@ -246,6 +255,7 @@ func (s *Sim) countRejection(id int32, reason, iv int) {
 		return // its client already counted the attempt as timed out
 	}
 	w.stats.rejected[reason]++
+	s.windowRefused(w, reason)
 	if w.route != nil {
 		w.route.stats.Targets[r.tgt].Refused++
 	}

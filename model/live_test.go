@@ -47,7 +47,7 @@ func liveCfg() Config {
 			Limits:      LimitsSpec{RPM: 120, OTPM: 50_000, ITPM: 100_000},
 			Concurrency: ConcurrencySpec{Max: 12},
 			Latency: LatencySpec{TTFT: TTFTSpec{Base: 0.4, PerInputToken: 0.0002, Dist: "lognormal", CV: 0.5},
-				TPOT: TPOTSpec{Base: 0.02, Dist: "lognormal", CV: 0.3}},
+				TPOT: TPOTSpec{Mean: 0.02, Dist: "lognormal", CV: 0.3}},
 		}},
 	}
 }

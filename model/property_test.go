@@ -206,6 +206,19 @@ func genConfig(t *rapid.T) Config {
 		}
 		cfg.Gateway = genGateway(t, wls)
 	}
+	if len(cfg.Clusters) > 0 && rapid.Bool().Draw(t, "failure?") {
+		cl := &cfg.Clusters[0]
+		cl.Failures = []FailureSpec{{After: workloads.Duration(rapid.Float64Range(0, cfg.Duration).Draw(t, "fail.after")),
+			Duration: workloads.Duration(rapid.Float64Range(1, 100).Draw(t, "fail.for")), Replica: rapid.IntRange(0, cl.Replicas-1).Draw(t, "fail.replica"),
+			Requests: rapid.SampledFrom([]string{"retry", "lose"}).Draw(t, "fail.requests")}}
+	}
+	if rapid.Bool().Draw(t, "idle cluster?") {
+		// Provisioned, and no workload can reach it: billed all the same.
+		cfg.Clusters = append(cfg.Clusters, ClusterSpec{Name: "idle", Replicas: rapid.IntRange(1, 2).Draw(t, "idle.replicas"), MaxNumSeqs: 8,
+			KV:    KVSpec{Blocks: 1000, BlockSize: 16},
+			Step:  StepSpec{Kind: "table", Per: "iteration", Batches: []float64{1, 64}, Times: []workloads.Duration{0.005, 0.05}},
+			Price: ClusterPrice{PerGPUHour: rapid.Float64Range(0.5, 4).Draw(t, "idle.price")}})
+	}
 	return cfg
 }
 
@@ -315,6 +328,7 @@ func (c checker) Handle(e sim.Event) {
 			for _, id := range rep.running {
 				used += c.s.privateBlocks(cl, rep, id)
 			}
+			used += rep.cachedKV()
 			for _, e := range rep.prefixes {
 				used += int(e.blocks)
 				if e.refs < 0 {
@@ -442,6 +456,7 @@ func TestRandomScenarioInvariants(t *testing.T) {
 				t.Fatalf("%s: batch queue holds %.0f tokens, its jobs %.0f", p.spec.Name, p.batchQ, queued[p])
 			}
 		}
+		checkCosts(t, r)
 		var sc int64
 		for _, v := range r.Series.Completed {
 			sc += v
@@ -483,6 +498,43 @@ func TestSameSeedSameBytes(t *testing.T) {
 			t.Fatalf("outputs differ between runs")
 		}
 	})
+}
+
+// checkCosts checks that every cost figure agrees: the summary's total,
+// its parts, the backends', the cost series' and the clusters' own series.
+func checkCosts(t *rapid.T, r *Results) {
+	near := func(a, b float64) bool { return math.Abs(a-b) <= 1e-9*math.Max(1, math.Max(math.Abs(a), math.Abs(b))) }
+	c := r.Summary.Cost
+	if parts := c.Input + c.CacheWrite + c.CacheRead + c.Output + c.GPU; !near(parts, c.Total) {
+		t.Fatalf("cost parts %v add to %v, total %v", c, parts, c.Total)
+	}
+	var backends, gpu, series float64
+	for _, b := range r.Backends {
+		backends += b.Cost.Total
+		if cl := b.Cluster; cl != nil {
+			gpu += b.Cost.GPU
+			var cs float64
+			for _, v := range cl.Series.CostUSD {
+				cs += v
+			}
+			if !near(cs, b.Cost.GPU) {
+				t.Fatalf("%s: GPU cost %v, its series %v", b.Name, b.Cost.GPU, cs)
+			}
+		}
+	}
+	for _, v := range r.Series.CostUSD {
+		series += v
+	}
+	if !near(backends, c.Total) || !near(series, c.Total) || !near(gpu, c.GPU) {
+		t.Fatalf("cost: summary %v (GPU %v), backends %v (GPU %v), series %v", c.Total, c.GPU, backends, gpu, series)
+	}
+	var wl float64
+	for _, w := range r.Workloads {
+		wl += w.Summary.Cost.Total
+	}
+	if wl > c.Total*(1+1e-9)+1e-9 {
+		t.Fatalf("workloads cost %v, more than the total %v", wl, c.Total)
+	}
 }
 
 // checkGateway checks the gateway's books at the end of a run: every

@@ -22,6 +22,8 @@ type Results struct {
 	Routes      []RouteResult   `json:"routes,omitempty"`
 	Gateway     *GatewayResult  `json:"gateway,omitempty"`
 	Series      Series          `json:"series"`
+	// Traces describe what each trace workload read and issued.
+	Traces []TraceResult `json:"traces,omitempty"`
 	// Findings are what a planner reads first, as data (findings.go).
 	Findings Findings `json:"findings"`
 	// Verdict is the findings in words. The model leaves it empty: the
@@ -128,6 +130,9 @@ type GroupResult struct {
 	// Curves are the workload's latency distributions at fixed shares
 	// (workloads only; omitted for tenants and priorities).
 	Curves *LatencyCurves `json:"curves,omitempty"`
+	// Windows are the workload's figures window by window, when the
+	// configuration asks for them (Config.Window); absent otherwise.
+	Windows []WindowResult `json:"windows,omitempty"`
 }
 
 // BackendResult is what one backend saw.

@@ -22,6 +22,8 @@ func (s *Sim) RunWithProgress(ctx context.Context, progress func(done float64)) 
 		return nil, errors.New("model: a Sim runs only once; Build another")
 	}
 	s.ran = true
+	ctx, cancel := s.guard(ctx)
+	defer cancel()
 	s.start()
 	var err error
 	for i := 1; i <= progressSteps; i++ {
@@ -38,66 +40,121 @@ func (s *Sim) RunWithProgress(ctx context.Context, progress func(done float64)) 
 		}
 		progress(float64(i) / progressSteps)
 	}
-	return s.results(err != nil), err
+	return s.finishRun(s.endTraces(err))
 }
 
 // RunAll builds and runs every configuration on a pool of at most workers
 // goroutines (at least one). Results come back in the order of cfgs, so the
 // output does not depend on the parallelism. progress, when not nil, is
 // called with the overall fraction done; calls are serialised.
+//
+// RunAll keeps every result; RunEach hands each one over as it finishes,
+// for batches too large to keep.
 func RunAll(ctx context.Context, cfgs []Config, workers int, progress func(done float64)) ([]*Results, error) {
-	sims := make([]*Sim, len(cfgs))
-	for i, c := range cfgs {
-		s, err := Build(c)
-		if err != nil {
-			return nil, err
-		}
-		sims[i] = s
-	}
-	if workers < 1 {
-		workers = 1
-	}
 	res := make([]*Results, len(cfgs))
-	errs := make([]error, len(cfgs))
-	var mu sync.Mutex
-	fracs := make([]float64, len(cfgs))
-	report := func(i int, f float64) {
-		if progress == nil {
+	err := RunEach(ctx, len(cfgs), func(i int) Config { return cfgs[i] }, RunOptions{Workers: workers, Progress: progress},
+		func(i int, r *Results) error { res[i] = r; return nil })
+	return res, err
+}
+
+// RunOptions say how RunEach runs a batch.
+type RunOptions struct {
+	// Workers is how many simulations run at once (at least one).
+	Workers int
+	// Progress, when not nil, is called with the overall fraction done;
+	// calls are serialised.
+	Progress func(done float64)
+	// MaxInFlight bounds the requests each simulation holds at once (see
+	// Sim.SetMaxInFlight): 0 is DefaultMaxInFlight, negative no bound.
+	MaxInFlight int64
+}
+
+// RunEach runs n simulations on a pool of at most o.Workers goroutines. A worker builds simulation i from cfg(i) when it starts it,
+// and hands its results to sink when it ends, so at most workers
+// simulations exist at once and memory is bounded by the workers, not by
+// n. sink is called once per simulation, in no particular order (the
+// index says which); calls are serialised, and sink may keep or reduce
+// what it is given.
+//
+// The first error (a configuration that does not build, an interrupted
+// or stopped run, an error from sink) stops the batch: no simulation is
+// started after it, those running are cancelled, and RunEach returns it.
+// An interrupted run hands its partial results to nobody.
+func RunEach(ctx context.Context, n int, cfg func(i int) Config, o RunOptions, sink func(i int, r *Results) error) error {
+	workers, progress := max(o.Workers, 1), o.Progress
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	var (
+		mu       sync.Mutex
+		firstErr error
+		done     int                 // simulations ended
+		running  = map[int]float64{} // fraction done of those running
+		next     int
+	)
+	fail := func(err error) {
+		if firstErr == nil {
+			firstErr = err
+			cancel()
+		}
+	}
+	report := func() {
+		if progress == nil || n == 0 {
 			return
 		}
+		t := float64(done)
+		for _, f := range running {
+			t += f
+		}
+		progress(math.Min(1, t/float64(n)))
+	}
+	// take hands out the next simulation to start, or -1.
+	take := func() int {
 		mu.Lock()
 		defer mu.Unlock()
-		fracs[i] = f
-		t := 0.0
-		for _, v := range fracs {
-			t += v
+		if firstErr != nil || next >= n || ctx.Err() != nil {
+			return -1
 		}
-		progress(math.Min(1, t/float64(len(fracs))))
+		next++
+		running[next-1] = 0
+		return next - 1
 	}
-	jobs := make(chan int)
 	var wg sync.WaitGroup
-	for w := 0; w < workers && w < len(cfgs); w++ {
+	for w := 0; w < workers && w < n; w++ {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			for i := range jobs {
-				var cb func(float64)
-				if progress != nil {
-					cb = func(f float64) { report(i, f) }
+			for i := take(); i >= 0; i = take() {
+				s, err := Build(cfg(i))
+				var res *Results
+				if err == nil {
+					s.SetMaxInFlight(o.MaxInFlight)
+					var cb func(float64)
+					if progress != nil {
+						cb = func(f float64) {
+							mu.Lock()
+							defer mu.Unlock()
+							running[i] = f
+							report()
+						}
+					}
+					res, err = s.RunWithProgress(ctx, cb)
 				}
-				res[i], errs[i] = sims[i].RunWithProgress(ctx, cb)
+				mu.Lock()
+				delete(running, i)
+				done++
+				if err == nil && firstErr == nil {
+					err = sink(i, res)
+				}
+				if err != nil {
+					fail(err)
+				}
+				mu.Unlock()
 			}
 		}()
 	}
-	for i := range cfgs {
-		jobs <- i
-	}
-	close(jobs)
 	wg.Wait()
-	for _, e := range errs {
-		if e != nil {
-			return res, e
-		}
+	if firstErr == nil && ctx.Err() != nil {
+		return sim.ErrInterrupted
 	}
-	return res, nil
+	return firstErr
 }

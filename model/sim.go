@@ -3,6 +3,7 @@ package model
 import (
 	"context"
 	"errors"
+	"fmt"
 	"math"
 	"math/rand/v2"
 
@@ -95,20 +96,23 @@ type workload struct {
 	fixIn, fixOut int
 	batch         bool
 	arrivals      *workloads.Arrivals
+	trace         *traceSource // trace replay (trace_source.go), or nil
 	closed        bool
 	job           bool
 	rngTok        *rand.Rand
+	tok           workloads.TokenSampler // the spec's tokens, parameters derived once
 	rngThink      *rand.Rand
 	rngClient     *rand.Rand
 	retry         retryPolicy
 	maxTok        int
 	semCap        int
 	semUsed       int
-	semQ          deque
+	waiting       arrivalQueue // arrivals waiting for a client slot
 	paceReq       *tokenBucket
 	paceTok       *tokenBucket
 	slo           [3]float64
 	stats         *groupStats
+	win           *windowStats // per-window figures (Config.Window), or nil
 }
 
 // Sim is one scenario wired for one run.
@@ -124,6 +128,9 @@ type Sim struct {
 	reqs   []request
 	lims   []reqLimits
 	seqs   []seqState
+	keys   [][]uint64         // prefix keys of trace requests, by request (trace_source.go)
+	fatal  error              // a trace error that ended the run
+	stop   context.CancelFunc // stops the run on a trace error
 	// refStepping makes clusters step every sequence one by one (the
 	// reference the fast stepping is tested against).
 	refStepping bool
@@ -137,6 +144,46 @@ type Sim struct {
 	ser     *seriesStats
 	ran     bool
 	driver  *liveState // set when the simulation is driven live (live.go)
+	// needLims and needSeqs say whether request slots need their limit
+	// charges (a provider has limits) and engine state (a cluster exists).
+	needLims, needSeqs bool
+	// maxLive bounds the request records in use at once; past it the run
+	// stops with a TooManyInFlight.
+	maxLive int64
+	tooMany *TooManyInFlight
+	stopRun context.CancelFunc
+}
+
+// DefaultMaxInFlight bounds the requests one simulation holds at once
+// (issued and not ended: in service, in a backend queue, backing off or
+// pacing; those waiting for a client slot cost almost nothing and do not
+// count). A request's record is at most about 400 bytes, so the bound
+// holds a simulation's requests to about 4 GB.
+const DefaultMaxInFlight = 10_000_000
+
+// TooManyInFlight is the error of a run stopped because more requests
+// were in flight at once than its bound allows: the backends fall so far
+// behind the demand that the backlog outgrows the memory set aside.
+type TooManyInFlight struct {
+	Limit int64   // the bound
+	At    float64 // simulated time it was passed, seconds
+}
+
+func (e *TooManyInFlight) Error() string {
+	return fmt.Sprintf("more than %d requests in flight at once at t = %.0fs", e.Limit, e.At)
+}
+
+// SetMaxInFlight sets the bound on requests in flight at once (0: the
+// default, DefaultMaxInFlight; negative: no bound). Call it before Run.
+func (s *Sim) SetMaxInFlight(n int64) {
+	switch {
+	case n == 0:
+		s.maxLive = DefaultMaxInFlight
+	case n < 0:
+		s.maxLive = math.MaxInt64
+	default:
+		s.maxLive = n
+	}
 }
 
 // Build wires a configuration into a simulation. A configuration that
@@ -158,11 +205,16 @@ func Build(cfg Config) (*Sim, error) {
 			return nil, err
 		}
 	}
-	s := &Sim{cfg: cfg, nInt: cfg.intervals()}
+	if err := checkWindow(cfg.Window, cfg.Duration); err != nil {
+		return nil, err
+	}
+	s := &Sim{cfg: cfg, nInt: cfg.intervals(), maxLive: DefaultMaxInFlight}
+	s.needSeqs = len(cfg.Clusters) > 0
 	s.ser = newSeriesStats(s.nInt)
 	byName := map[string]*provider{}
 	for i := range s.cfg.Providers {
 		p := newProvider(&s.cfg.Providers[i], i, &s.cfg, len(cfg.Workloads))
+		s.needLims = s.needLims || !p.org.empty || len(p.keys) > 0
 		s.provs = append(s.provs, p)
 		byName[p.spec.Name] = p
 	}
@@ -238,11 +290,16 @@ func Build(cfg Config) (*Sim, error) {
 		}
 		base := "workload/" + spec.Name
 		w.rngTok = cfg.stream(base + "/tokens")
+		w.tok = w.spec.Tokens.Sampler()
 		w.rngThink = cfg.stream(base + "/think")
 		w.rngClient = cfg.stream(base + "/client")
 		w.closed = spec.Demand.Closed()
 		w.job = spec.Demand.IsJob()
-		if !w.closed && !w.job {
+		if spec.Demand.IsTrace() {
+			if err := s.buildTrace(w); err != nil {
+				return nil, workloads.Prefix("workload["+itoa(i)+"]", err)
+			}
+		} else if !w.closed && !w.job {
 			curve, err := spec.Demand.BuildCurve(cfg.StartClock)
 			if err != nil {
 				return nil, workloads.Prefix("workload["+itoa(i)+"].demand", err)
@@ -275,6 +332,7 @@ func Build(cfg Config) (*Sim, error) {
 		}
 		w.slo = [3]float64{float64(spec.SLO.TTFT), float64(spec.SLO.TPOT), float64(spec.SLO.E2E)}
 		w.stats = newGroupStats()
+		w.win = newWindowStats(s.cfg.Window, s.cfg.Duration)
 		prefixes := spec.Tokens.Prefixes
 		if prefixes < 1 {
 			prefixes = 1
@@ -313,10 +371,31 @@ func (s *Sim) Run(ctx context.Context) (*Results, error) {
 		return nil, errors.New("model: a Sim runs only once; Build another")
 	}
 	s.ran = true
+	ctx, cancel := s.guard(ctx)
+	defer cancel()
 	s.start()
-	err := s.eng.Run(ctx, s.cfg.Duration, s)
-	res := s.results(err != nil)
-	return res, err
+	return s.finishRun(s.endTraces(s.eng.Run(ctx, s.cfg.Duration, s)))
+}
+
+// guard derives the context a run looks at, which the model cancels itself
+// when too many requests are in flight.
+func (s *Sim) guard(ctx context.Context) (context.Context, context.CancelFunc) {
+	ctx, s.stopRun = context.WithCancel(ctx)
+	s.stop = s.stopRun
+	return ctx, s.stopRun
+}
+
+// finishRun returns the results of a run that ended with err: partial and
+// marked interrupted when it did not reach the horizon, with a
+// *TooManyInFlight when that is why.
+func (s *Sim) finishRun(err error) (*Results, error) {
+	if s.fatal != nil {
+		return nil, err
+	}
+	if s.tooMany != nil {
+		return s.results(true), s.tooMany
+	}
+	return s.results(err != nil), err
 }
 
 func (s *Sim) start() {
@@ -328,6 +407,10 @@ func (s *Sim) start() {
 			}
 		case w.job:
 			s.eng.Schedule(float64(w.spec.Demand.At), evArrival, int32(w.idx), 0)
+		case w.trace != nil:
+			if s.startTrace(w) != nil {
+				return // the run stops with the error
+			}
 		default:
 			if t := w.arrivals.Next(); t < s.cfg.Duration {
 				s.eng.Schedule(t, evArrival, int32(w.idx), 0)
@@ -423,8 +506,19 @@ func (s *Sim) alloc() int32 {
 		s.free = s.free[:n-1]
 		return id
 	}
+	if int64(len(s.reqs)) >= s.maxLive && s.tooMany == nil {
+		// Every slot is in use: this many requests are in flight at once.
+		s.tooMany = &TooManyInFlight{Limit: s.maxLive, At: s.eng.Now()}
+		if s.stopRun != nil {
+			s.stopRun()
+		}
+	}
 	s.reqs = append(s.reqs, request{})
-	s.lims = append(s.lims, reqLimits{})
-	s.seqs = append(s.seqs, seqState{})
+	if s.needLims {
+		s.lims = append(s.lims, reqLimits{})
+	}
+	if s.needSeqs {
+		s.seqs = append(s.seqs, seqState{})
+	}
 	return int32(len(s.reqs) - 1)
 }

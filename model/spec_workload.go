@@ -1,6 +1,9 @@
 package model
 
 import (
+	"errors"
+	"fmt"
+
 	"github.com/headroom-sim/headroom/scenarios/schema"
 	"github.com/headroom-sim/headroom/workloads"
 )
@@ -113,11 +116,40 @@ func (w *WorkloadSpec) Validate() error {
 	if err := w.Demand.Validate(); err != nil {
 		return workloads.Prefix("demand", err)
 	}
-	if err := w.Tokens.Validate(); err != nil {
+	if w.Demand.IsTrace() {
+		if err := w.validateTrace(); err != nil {
+			return err
+		}
+	} else if err := w.Tokens.Validate(); err != nil {
 		return workloads.Prefix("tokens", err)
 	}
 	if err := w.Client.Retry.Validate(); err != nil {
 		return workloads.Prefix("client.retry", err)
+	}
+	return nil
+}
+
+// validateTrace checks a trace workload: its tokens come from the trace,
+// so of [workload.tokens] only max_tokens (a cap on each record's output)
+// applies; and the trace file must open and its first record parse.
+func (w *WorkloadSpec) validateTrace() error {
+	t := w.Tokens
+	switch {
+	case !t.Input.IsZero():
+		return &workloads.FieldError{Key: "tokens.input", Msg: "does not apply to a trace: each request has its record's prompt tokens"}
+	case !t.Output.IsZero():
+		return &workloads.FieldError{Key: "tokens.output", Msg: "does not apply to a trace: each request has its record's output tokens (tokens.max_tokens caps them)"}
+	case t.SharedPrefix != 0 || t.Prefixes != 0:
+		return &workloads.FieldError{Key: "tokens.shared_prefix", Msg: "does not apply to a trace: shared prefixes come from its block hashes, session ids or prefix ids (see demand.trace.columns)"}
+	case t.MaxTokens < 0 || t.MaxTokens > 10_000_000:
+		return &workloads.FieldError{Key: "tokens.max_tokens", Msg: fmt.Sprintf("must be between 0 (the backend's default) and 10000000, got %d", t.MaxTokens)}
+	}
+	if err := w.Demand.Trace.Probe(); err != nil {
+		var fe *workloads.FieldError
+		if errors.As(err, &fe) {
+			return workloads.Prefix("demand.trace", err)
+		}
+		return &workloads.FieldError{Key: "demand.trace.file", Msg: err.Error()}
 	}
 	return nil
 }

@@ -52,6 +52,7 @@ func (s *Sim) timeout(id int32) {
 	old.orphan = true
 	iv := s.interval(s.eng.Now())
 	w.stats.rejected[rsTimeout]++
+	s.windowRefused(w, rsTimeout)
 	s.ser.reject(rsTimeout, iv)
 	s.refused(nid, rsTimeout, 0)
 }

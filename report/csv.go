@@ -26,7 +26,7 @@ func WriteSeriesCSV(w io.Writer, r *model.Results) error {
 	sort.Strings(reasons)
 	head := append([]string(nil), seriesColumns...)
 	for _, k := range reasons {
-		head = append(head, "rejected_"+k)
+		head = append(head, csvText("rejected_"+k))
 	}
 	if err := cw.Write(head); err != nil {
 		return err
@@ -34,7 +34,7 @@ func WriteSeriesCSV(w io.Writer, r *model.Results) error {
 	f := func(v float64) string { return strconv.FormatFloat(v, 'g', 10, 64) }
 	i64 := func(v int64) string { return strconv.FormatInt(v, 10) }
 	for i := range s.StartS {
-		row := []string{f(s.StartS[i]), s.Clock[i], i64(s.Offered[i]), i64(s.Completed[i]), i64(s.Failed[i]), i64(s.Retries[i]),
+		row := []string{f(s.StartS[i]), csvText(s.Clock[i]), i64(s.Offered[i]), i64(s.Completed[i]), i64(s.Failed[i]), i64(s.Retries[i]),
 			f(s.InFlight[i]), f(s.QueueLength[i]), f(s.TTFTP50[i]), f(s.TTFTP95[i]), f(s.QueueWaitP95[i]),
 			i64(s.InputTokens[i]), i64(s.OutputTokens[i]), f(s.CostUSD[i])}
 		for _, k := range reasons {
@@ -65,7 +65,7 @@ func WriteSummaryCSV(w io.Writer, d *Document) error {
 		for _, v := range s.Attempts.Rejected {
 			rej += v
 		}
-		return []string{variant, wl, i64(s.Requests.Offered), i64(s.Requests.Completed), i64(s.Requests.Failed), i64(s.Requests.InFlightAtEnd),
+		return []string{csvText(variant), csvText(wl), i64(s.Requests.Offered), i64(s.Requests.Completed), i64(s.Requests.Failed), i64(s.Requests.InFlightAtEnd),
 			i64(s.Attempts.Total), i64(s.Attempts.Retries), i64(rej),
 			f(s.Latency.TTFT.P50), f(s.Latency.TTFT.P95), f(s.Latency.TTFT.P99), f(s.Latency.E2E.P95), f(s.Latency.QueueWait.P95), f(s.Latency.TPOT.P50),
 			f(s.Throughput.RequestsPerS), f(s.Throughput.InputTokensPerS), f(s.Throughput.OutputTokensPerS), f(s.Cost.Total), f(s.Goodput.SLOAttainment)}

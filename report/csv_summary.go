@@ -18,7 +18,7 @@ func WriteKeyFiguresCSV(w io.Writer, d *Document) error {
 	}
 	for _, v := range d.Summary {
 		for _, f := range v.Figures {
-			rec := []string{v.Variant, f.Name, f.Label, f.Unit, strconv.Itoa(f.N), num(f.Mean), num(f.Lo), num(f.Hi), "", "", ""}
+			rec := []string{csvText(v.Variant), f.Name, f.Label, f.Unit, strconv.Itoa(f.N), num(f.Mean), num(f.Lo), num(f.Hi), "", "", ""}
 			if df := f.DiffVsBase; df != nil {
 				rec[8], rec[9], rec[10] = num(df.Mean), num(df.Lo), num(df.Hi)
 			}
@@ -38,7 +38,7 @@ func WriteGridCSV(w io.Writer, d *SweepDocument) error {
 	cw := csv.NewWriter(w)
 	head := []string{"point", "variant"}
 	for _, p := range d.Sweep.Params {
-		head = append(head, p.Key)
+		head = append(head, csvText(p.Key))
 	}
 	for _, name := range FigureNames() {
 		head = append(head, name, name+"_lo", name+"_hi")
@@ -48,7 +48,10 @@ func WriteGridCSV(w io.Writer, d *SweepDocument) error {
 		return err
 	}
 	for i, pt := range d.Sweep.Points {
-		rec := append([]string{pt.Label, pt.Variant}, pt.Values...)
+		rec := []string{csvText(pt.Label), csvText(pt.Variant)}
+		for _, v := range pt.Values {
+			rec = append(rec, csvText(v))
+		}
 		for _, name := range FigureNames() {
 			f, _ := d.Summary[i].Figure(name)
 			rec = append(rec, num(f.Mean), num(f.Lo), num(f.Hi))

@@ -52,17 +52,40 @@ func FigureNames() []string {
 // and each figure gets DiffVsBase. Cost per 1k requests is over completed
 // requests.
 func SummarizeVariant(name string, reps, base []*model.Results) VariantSummary {
-	vs := VariantSummary{Variant: name, Figures: make([]Figure, len(keyFigures))}
-	xs := make([]float64, len(reps))
-	bs := make([]float64, len(base))
+	values := func(rs []*model.Results) []float64 {
+		if rs == nil {
+			return nil
+		}
+		out := make([]float64, 0, len(rs)*len(keyFigures))
+		for _, r := range rs {
+			for _, f := range keyFigures {
+				out = append(out, f.value(&r.Summary))
+			}
+		}
+		return out
+	}
+	return summarizeFigures(name, values(reps), values(base), len(reps))
+}
+
+// summarizeFigures is SummarizeVariant from the key figures of n
+// replications, replication-major (reps[r·F+i] is figure i of replication
+// r), and of the base's, or nil.
+func summarizeFigures(name string, reps, base []float64, n int) VariantSummary {
+	nf := len(keyFigures)
+	vs := VariantSummary{Variant: name, Figures: make([]Figure, nf)}
+	xs := make([]float64, n)
+	var bs []float64
+	if base != nil {
+		bs = make([]float64, len(base)/nf)
+	}
 	for i, f := range keyFigures {
-		for r, res := range reps {
-			xs[r] = f.value(&res.Summary)
+		for r := range xs {
+			xs[r] = reps[r*nf+i]
 		}
 		vs.Figures[i] = Figure{Name: f.name, Label: f.label, Unit: f.unit, Estimate: NewEstimate(xs)}
 		if base != nil {
-			for r, res := range base {
-				bs[r] = f.value(&res.Summary)
+			for r := range bs {
+				bs[r] = base[r*nf+i]
 			}
 			d := PairedDiff(xs, bs)
 			vs.Figures[i].DiffVsBase = &d

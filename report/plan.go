@@ -19,7 +19,7 @@ import (
 // point). The plan is all a document needs besides the results, so a batch
 // split into shards and merged gives the same bytes as one process.
 type Plan struct {
-	// Command is "run", "compare" or "sweep".
+	// Command is "run", "compare", "sweep" or "serve" (a live session).
 	Command   string       `json:"command"`
 	Generator string       `json:"generator"`
 	Scenario  ScenarioInfo `json:"scenario"`
@@ -88,6 +88,10 @@ type SweepParam struct {
 	Values []string `json:"values"`
 	// Numbers are the values as numbers, when every value is one.
 	Numbers []float64 `json:"numbers,omitempty"`
+	// Linked marks a key stepped together with the parameter before it
+	// (a linked --param: one index over both value lists), not a further
+	// axis of the grid.
+	Linked bool `json:"linked,omitempty"`
 }
 
 // GridPoint is one combination of parameter values.
@@ -165,7 +169,8 @@ func (o *Output) WriteJSON(w io.Writer) error {
 // replications, each non-base variant paired by replication with the base
 // at the same grid point.
 func Assemble(p *Plan, results []*model.Results) (*Output, error) {
-	if err := p.Check(); err != nil {
+	c, err := NewCollector(p)
+	if err != nil {
 		return nil, err
 	}
 	if len(results) != p.NumItems() {
@@ -176,38 +181,9 @@ func Assemble(p *Plan, results []*model.Results) (*Output, error) {
 			pt, v, rep := p.Item(k)
 			return nil, fmt.Errorf("assemble: no result for work item %d (point %d, variant %q, replication %d)", k, pt, p.Variants[v], rep)
 		}
-	}
-	nv := len(p.Variants)
-	reps := func(pt, v int) []*model.Results {
-		i := p.Index(pt, v, 0)
-		return results[i : i+p.Replications]
-	}
-	var firsts []*model.Results
-	var summary []VariantSummary
-	for pt := 0; pt < p.NumPoints(); pt++ {
-		for v := 0; v < nv; v++ {
-			rs := reps(pt, v)
-			firsts = append(firsts, rs[0])
-			if !p.Summarize {
-				continue
-			}
-			var base []*model.Results
-			if v > 0 {
-				base = reps(pt, 0)
-			}
-			summary = append(summary, SummarizeVariant(VariantName(rs[0]), rs, base))
+		if err := c.Add(k, r); err != nil {
+			return nil, err
 		}
 	}
-	doc := NewDocument(p.Generator, p.Scenario, firsts)
-	doc.Warnings = p.Warnings
-	if p.Summarize {
-		doc.Replications = p.Replications
-		doc.Summary = summary
-	}
-	out := &Output{Document: doc}
-	if p.Grid != nil {
-		out.Sweep = &SweepDocument{Document: *doc, Sweep: sweepInfo(p, results, summary)}
-		out.Document = &out.Sweep.Document
-	}
-	return out, nil
+	return c.Output()
 }

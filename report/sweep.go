@@ -287,7 +287,7 @@ func sweepLevelText(kind string, v float64) string {
 // was swept.
 func WriteSweepTerminal(w io.Writer, title string, s *SweepInfo) error {
 	kind, rows := s.Kind, s.Rows
-	fmt.Fprintf(w, "Headroom sweep · %s\n\n", title)
+	fmt.Fprintf(w, "Headroom sweep · %s\n\n", terminalLines(title))
 	if len(rows) == 0 {
 		_, err := fmt.Fprintln(w, "no levels")
 		return err
@@ -323,7 +323,7 @@ func WriteSweepTerminal(w io.Writer, title string, s *SweepInfo) error {
 		rule += ";\n   serving < 90% of the offered rate also counts as flat"
 	}
 	if s.PickRule != "" {
-		rule += ";\n   pick: " + s.PickRule
+		rule += ";\n   pick: the knee if it holds the SLOs (≤ 0.1% failing, ≥ 99% meeting them), else the highest level below it that does"
 	}
 	_, err := fmt.Fprintln(w, rule+".)")
 	return err

@@ -1,10 +1,6 @@
 package report
 
-import (
-	"math"
-
-	"github.com/headroom-sim/headroom/model"
-)
+import "math"
 
 // SweepPoint is one simulated point of a sweep: a grid point for one
 // variant. Sweep points, Document.Variants and Document.Summary are in the
@@ -47,14 +43,9 @@ type SweepCurve struct {
 }
 
 // sweepInfo builds the sweep section of an assembled plan (see Assemble).
-func sweepInfo(p *Plan, results []*model.Results, summary []VariantSummary) SweepInfo {
+func sweepInfo(p *Plan, rows []SweepRow, summary []VariantSummary) SweepInfo {
 	g := p.Grid
 	nv := len(p.Variants)
-	rows := make([]SweepRow, p.NumPoints()*nv)
-	for i := range rows {
-		k := p.Index(i/nv, i%nv, 0)
-		rows[i] = meanRow(results[k : k+p.Replications])
-	}
 	info := SweepInfo{Kind: g.Kind, Workload: g.Workload, KneeRule: KneeRule}
 	ruleKind := ""
 	if len(g.Params) > 0 && (g.Params[0].Key == "rate" || g.Params[0].Key == "concurrency") {
@@ -105,7 +96,11 @@ func curves(p *Plan, rows []SweepRow, summary []VariantSummary, points []SweepPo
 	var out []SweepCurve
 	for rest := 0; rest < stride; rest++ {
 		var fixed []string
+		along := true // keys linked to the first step along the line
 		for j, par := range g.Params[1:] {
+			if along = along && par.Linked; along {
+				continue
+			}
 			fixed = append(fixed, par.Key+"="+g.Points[rest].Values[j+1])
 		}
 		for v := 0; v < nv; v++ {
@@ -140,10 +135,10 @@ func curves(p *Plan, rows []SweepRow, summary []VariantSummary, points []SweepPo
 	return out
 }
 
-// meanRow is the sweep row of one point averaged over its replications
-// (refused attempts rounded to a whole number); the row itself with one.
-func meanRow(reps []*model.Results) SweepRow {
-	rows := SweepRows(make([]float64, len(reps)), reps)
+// meanRow is the sweep row of one point averaged over its replications'
+// rows (refused attempts rounded to a whole number); the row itself with
+// one.
+func meanRow(rows []SweepRow) SweepRow {
 	if len(rows) == 1 {
 		rows[0].Knee = false
 		return rows[0]

@@ -16,6 +16,7 @@ func WriteTerminal(w io.Writer, d *Document) error {
 		_, err := fmt.Fprintln(w, "no results")
 		return err
 	}
+	d = terminalDoc(d)
 	writeHeader(w, d, "")
 
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
@@ -68,6 +69,7 @@ func WriteTerminal(w io.Writer, d *Document) error {
 	if err := tw.Flush(); err != nil {
 		return err
 	}
+	writeTraces(w, d)
 	return writeVerdicts(w, d, false)
 }
 

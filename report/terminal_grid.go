@@ -17,7 +17,8 @@ var gridColumns = []string{"requests_per_s", "output_tokens_per_s", "ttft_p50_s"
 // replications), each curve's knee marked "◀ knee". title says what was
 // swept.
 func WriteGridTerminal(w io.Writer, title string, d *SweepDocument) error {
-	fmt.Fprintf(w, "Headroom sweep · %s\n", title)
+	d = terminalDoc(d)
+	fmt.Fprintf(w, "Headroom sweep · %s\n", terminalLines(title))
 	if d.Replications > 1 {
 		fmt.Fprintf(w, "%d replications per point; ± is the 95%% interval's half-width\n", d.Replications)
 	}

@@ -14,6 +14,7 @@ import (
 // replications, then each variant's difference from the base, paired by
 // replication, then the verdicts of the first replication.
 func WriteSummaryTerminal(w io.Writer, d *Document) error {
+	d = terminalDoc(d)
 	if len(d.Variants) == 0 || len(d.Summary) == 0 {
 		return WriteTerminal(w, d)
 	}
@@ -68,6 +69,7 @@ func WriteSummaryTerminal(w io.Writer, d *Document) error {
 			return err
 		}
 	}
+	writeTraces(w, d)
 	return writeVerdicts(w, d, d.Replications > 1)
 }
 

@@ -187,25 +187,30 @@ func PeakWindowSentence(r *model.Results, p *model.PeakWindow) string {
 }
 
 // GPUs says what hardware a cluster is, as a planner counts it:
-// "6 replicas × TP8 = 48 H100-SXM".
+// "6 replicas × TP8 = 48 H100-SXM", with "(up to 64 at peak)" when a
+// schedule provisions more.
 func GPUs(c *model.ClusterResult) string {
 	gpu := c.GPU
 	if gpu == "" {
 		gpu = "GPUs"
 	}
-	n := c.GPUs
-	if n == 0 {
-		n = c.Replicas
+	tp := c.TensorParallel
+	if tp <= 0 {
+		tp = 1
+		if c.Replicas > 0 && c.GPUs%c.Replicas == 0 && c.GPUs > 0 {
+			tp = c.GPUs / c.Replicas
+		}
 	}
-	tp := 1
-	if c.Replicas > 0 && n%c.Replicas == 0 {
-		tp = n / c.Replicas
-	}
+	n := c.Replicas * tp
 	rep := "replicas"
 	if c.Replicas == 1 {
 		rep = "replica"
 	}
-	return fmt.Sprintf("%d %s × TP%d = %d %s", c.Replicas, rep, tp, n, gpu)
+	s := fmt.Sprintf("%d %s × TP%d = %d %s", c.Replicas, rep, tp, n, gpu)
+	if c.PeakGPUs > n {
+		s += fmt.Sprintf(" (up to %d at peak)", c.PeakGPUs)
+	}
+	return s
 }
 
 // clusterLine says how hard a GPU cluster worked and what limited it.

@@ -16,15 +16,28 @@ const MaxGridPoints = 10_000
 
 // Param is one swept parameter of a grid sweep: a scenario key path, as for
 // --set and [[variant]] set, and its values; or a step-load level, Key
-// SweepConcurrency or SweepRate, whose values are numbers.
+// SweepConcurrency or SweepRate, whose values are numbers. A linked
+// parameter also steps the keys in Linked, each with as many values: value
+// i of every key goes with value i of the others (one axis, not a
+// cross-product), as "tier ×k" sets rpm, itpm and otpm together.
 type Param struct {
 	Key    string
-	Raw    []string // the values as written
+	Raw    []string // the values as written (numbers as the summary prints them)
 	Values []any    // the values as TOML values (float64 for a load level)
+	Linked []Param  // keys stepped with this one, by the same index
 }
 
 // IsLoad reports whether the parameter is a step-load level.
 func (p Param) IsLoad() bool { return p.Key == SweepConcurrency || p.Key == SweepRate }
+
+// Keys lists the parameter's key and its linked keys, in order.
+func (p Param) Keys() []string {
+	out := []string{p.Key}
+	for _, l := range p.Linked {
+		out = append(out, l.Key)
+	}
+	return out
+}
 
 // Numbers returns the values as float64 when every value is a number.
 func (p Param) Numbers() ([]float64, bool) {
@@ -56,13 +69,51 @@ func LoadParam(kind string, levels []float64) Param {
 // ParseParam parses a sweep parameter "KEY=V1,V2,...". KEY is a key path as
 // for --set, or "concurrency" or "rate" for a step-load level. Each value is
 // TOML as in --set (a bare word is a string); commas inside brackets,
-// braces or quotes do not split. A value may also be a numeric range as in
-// ParseLevels ("1000..8000x2", "10..100+10"), which expands to its levels.
+// braces or quotes do not split. A number may carry a magnitude suffix
+// ("2M", "1.5k", see ParseNumber). A value may also be a numeric range as
+// in ParseLevels ("1k..8kx2", "10..100+10"), which expands to its levels.
+//
+// Several keys separated by ";" make one linked parameter, stepped by one
+// index over equal-length value lists:
+// "provider.api.limits.rpm=1k,2k; provider.api.limits.itpm=400k,800k".
 func ParseParam(spec string) (Param, error) {
+	parts, err := splitTopLevelOn(spec, ';')
+	if err != nil {
+		return Param{}, fmt.Errorf("invalid --param %q: %v", spec, err)
+	}
+	p, err := parseOneParam(parts[0])
+	if err != nil || len(parts) == 1 {
+		return p, err
+	}
+	if p.IsLoad() {
+		return Param{}, fmt.Errorf("--param %s: a load level cannot be linked with other keys; link scenario keys only", p.Key)
+	}
+	seen := map[string]bool{p.Key: true}
+	for _, part := range parts[1:] {
+		l, err := parseOneParam(part)
+		if err != nil {
+			return Param{}, err
+		}
+		switch {
+		case l.IsLoad():
+			return Param{}, fmt.Errorf("--param %s: a load level cannot be linked with other keys; link scenario keys only", l.Key)
+		case seen[l.Key]:
+			return Param{}, fmt.Errorf("--param %s: key linked twice", l.Key)
+		case len(l.Values) != len(p.Values):
+			return Param{}, fmt.Errorf("--param %q: linked keys step together, so each needs as many values: %s has %d, %s has %d", spec, p.Key, len(p.Values), l.Key, len(l.Values))
+		}
+		seen[l.Key] = true
+		p.Linked = append(p.Linked, l)
+	}
+	return p, nil
+}
+
+// parseOneParam parses one "KEY=V1,V2,..." (see ParseParam).
+func parseOneParam(spec string) (Param, error) {
 	key, list, ok := strings.Cut(spec, "=")
 	key = strings.TrimSpace(key)
 	if !ok || key == "" {
-		return Param{}, fmt.Errorf("invalid --param %q: expected KEY=V1,V2,... (e.g. provider.sonnet.limits.rpm=4000,8000)", spec)
+		return Param{}, fmt.Errorf("invalid --param %q: expected KEY=V1,V2,... (e.g. provider.sonnet.limits.rpm=4000,8000)", strings.TrimSpace(spec))
 	}
 	items, err := splitTopLevel(list)
 	if err != nil {
@@ -90,19 +141,24 @@ func ParseParam(spec string) (Param, error) {
 				return Param{}, fmt.Errorf("--param %s: %v", key, err)
 			}
 			for _, v := range levels {
-				var val any = v
-				if v == math.Trunc(v) && math.Abs(v) < 1<<53 {
-					val = int64(v)
-				}
-				p.Raw, p.Values = append(p.Raw, FormatLevel(v)), append(p.Values, val)
+				p.Raw, p.Values = append(p.Raw, FormatNumber(v)), append(p.Values, numberValue(v))
 			}
 			continue
 		}
-		_, v, err := ParseSet(key + "=" + item)
-		if err != nil {
-			return Param{}, fmt.Errorf("--param %s: value %q: %v", key, item, err)
+		v, ok := ParseNumber(item)
+		if !ok {
+			if _, v, err = ParseSet(key + "=" + item); err != nil {
+				return Param{}, fmt.Errorf("--param %s: value %q: %v", key, item, err)
+			}
 		}
-		p.Raw, p.Values = append(p.Raw, item), append(p.Values, v)
+		raw := item
+		switch x := v.(type) {
+		case int64:
+			raw = FormatNumber(float64(x))
+		case float64:
+			raw = FormatNumber(x)
+		}
+		p.Raw, p.Values = append(p.Raw, raw), append(p.Values, v)
 	}
 	for _, r := range p.Raw {
 		if seen[r] {
@@ -113,6 +169,14 @@ func ParseParam(spec string) (Param, error) {
 	return p, nil
 }
 
+// numberValue is v as a TOML value: an int64 when whole, else a float64.
+func numberValue(v float64) any {
+	if v == math.Trunc(v) && math.Abs(v) < 1<<53 {
+		return int64(v)
+	}
+	return v
+}
+
 // isRange reports whether a value is a numeric range such as 1..64x2.
 func isRange(s string) bool {
 	return strings.Contains(s, "..") && !strings.ContainsAny(s[:1], "\"'[{")
@@ -120,7 +184,11 @@ func isRange(s string) bool {
 
 // splitTopLevel splits s at commas outside quotes, brackets and braces,
 // trimming each item.
-func splitTopLevel(s string) ([]string, error) {
+func splitTopLevel(s string) ([]string, error) { return splitTopLevelOn(s, ',') }
+
+// splitTopLevelOn splits s at sep outside quotes, brackets and braces,
+// trimming each item.
+func splitTopLevelOn(s string, sep byte) ([]string, error) {
 	var out []string
 	depth, start := 0, 0
 	var quote byte
@@ -139,7 +207,7 @@ func splitTopLevel(s string) ([]string, error) {
 			depth++
 		case c == ']' || c == '}':
 			depth--
-		case c == ',' && depth == 0:
+		case c == sep && depth == 0:
 			out = append(out, strings.TrimSpace(s[start:i]))
 			start = i + 1
 		}
@@ -171,10 +239,17 @@ func NewGrid(params []Param) (Grid, error) {
 		if len(p.Values) == 0 || len(p.Values) != len(p.Raw) {
 			return Grid{}, fmt.Errorf("--param %s: no values", p.Key)
 		}
-		if keys[p.Key] {
-			return Grid{}, fmt.Errorf("--param %s: swept twice; give all its values in one --param", p.Key)
+		for _, k := range p.Keys() {
+			if keys[k] {
+				return Grid{}, fmt.Errorf("--param %s: swept twice; give all its values in one --param", k)
+			}
+			keys[k] = true
 		}
-		keys[p.Key] = true
+		for _, l := range p.Linked {
+			if len(l.Values) != len(p.Values) || len(l.Raw) != len(l.Values) {
+				return Grid{}, fmt.Errorf("--param %s: linked to %s with %d values for %d", l.Key, p.Key, len(l.Values), len(p.Values))
+			}
+		}
 		if p.IsLoad() {
 			loads++
 		}
@@ -209,35 +284,56 @@ func (g Grid) Indices(i int) []int {
 	return out
 }
 
-// Values returns each parameter's value at point i, as written.
-func (g Grid) Values(i int) []string {
-	idx := g.Indices(i)
-	out := make([]string, len(idx))
-	for j, k := range idx {
-		out[j] = g.Params[j].Raw[k]
+// Keys lists every swept key in order, each linked key after the key it
+// is linked to.
+func (g Grid) Keys() []string {
+	var out []string
+	for _, p := range g.Params {
+		out = append(out, p.Keys()...)
 	}
 	return out
 }
 
-// Label names point i: "concurrency 8", "rpm=4000, max_concurrency=32". A
-// key is shortened to its last segment when no other parameter shares it.
+// Values returns each key's value at point i, as written, in the order of
+// Keys.
+func (g Grid) Values(i int) []string {
+	idx := g.Indices(i)
+	var out []string
+	for j, k := range idx {
+		out = append(out, g.Params[j].Raw[k])
+		for _, l := range g.Params[j].Linked {
+			out = append(out, l.Raw[k])
+		}
+	}
+	return out
+}
+
+// Label names point i: "concurrency 8", "rpm=4k, max_concurrency=32". A
+// key is shortened to its last segment when no other key shares it.
 func (g Grid) Label(i int) string {
 	idx := g.Indices(i)
-	parts := make([]string, len(idx))
+	keys := g.Keys()
+	vals := g.Values(i)
+	var parts []string
+	at := 0
 	for j, k := range idx {
 		p := g.Params[j]
 		if p.IsLoad() {
 			v, _ := p.Values[k].(float64)
-			parts[j] = SweepLevel{Kind: p.Key, Value: v}.Label()
+			parts = append(parts, SweepLevel{Kind: p.Key, Value: v}.Label())
+			at++
 			continue
 		}
-		parts[j] = g.shortKey(j) + "=" + p.Raw[k]
+		for range p.Keys() {
+			parts = append(parts, shortKey(keys, at)+"="+vals[at])
+			at++
+		}
 	}
 	return strings.Join(parts, ", ")
 }
 
-// shortKey is parameter j's key, or its last segment when that is unique.
-func (g Grid) shortKey(j int) string {
+// shortKey is keys[j], or its last segment when no other key shares it.
+func shortKey(keys []string, j int) string {
 	last := func(k string) string {
 		steps, err := parsePath(k)
 		if err != nil || len(steps) == 0 || steps[len(steps)-1].isIdx {
@@ -245,10 +341,10 @@ func (g Grid) shortKey(j int) string {
 		}
 		return steps[len(steps)-1].key
 	}
-	s := last(g.Params[j].Key)
-	for i, p := range g.Params {
-		if i != j && last(p.Key) == s {
-			return g.Params[j].Key
+	s := last(keys[j])
+	for i, k := range keys {
+		if i != j && last(k) == s {
+			return keys[j]
 		}
 	}
 	return s
@@ -322,6 +418,9 @@ func (s *Scenario) GridConfigs(g Grid, workload string, withVariants bool, overr
 				continue
 			}
 			params = append(params, edit{path: p.Key, value: p.Values[idx[j]], key: "--param " + p.Key + "=" + p.Raw[idx[j]]})
+			for _, l := range p.Linked {
+				params = append(params, edit{path: l.Key, value: l.Values[idx[j]], key: "--param " + l.Key + "=" + l.Raw[idx[j]]})
+			}
 		}
 		head = append(head, sets...)
 		label := g.Label(i)

@@ -24,8 +24,14 @@ func TestParseParam(t *testing.T) {
 		raw    []string
 		values []any
 	}{
-		{"provider.api.limits.rpm=4000,8000", "provider.api.limits.rpm", []string{"4000", "8000"}, []any{int64(4000), int64(8000)}},
-		{"provider.api.limits.rpm=1000..8000x2", "provider.api.limits.rpm", []string{"1000", "2000", "4000", "8000"}, []any{int64(1000), int64(2000), int64(4000), int64(8000)}},
+		{"provider.api.limits.rpm=4000,8000", "provider.api.limits.rpm", []string{"4k", "8k"}, []any{int64(4000), int64(8000)}},
+		{"provider.api.limits.rpm=1000..8000x2", "provider.api.limits.rpm", []string{"1k", "2k", "4k", "8k"}, []any{int64(1000), int64(2000), int64(4000), int64(8000)}},
+		// Numbers with magnitude suffixes, and ranges of them, print as the
+		// summary prints limits, never as 2e+06.
+		{"provider.api.limits.tpm=1M..8Mx2", "provider.api.limits.tpm", []string{"1M", "2M", "4M", "8M"}, []any{int64(1e6), int64(2e6), int64(4e6), int64(8e6)}},
+		{"provider.api.limits.itpm=2000000,1.5k,2.5M", "provider.api.limits.itpm", []string{"2M", "1.5k", "2.5M"}, []any{int64(2e6), int64(1500), int64(2.5e6)}},
+		{"provider.api.limits.rpm=1250,0.5k..1k+250", "provider.api.limits.rpm", []string{"1250", "500", "750", "1k"}, []any{int64(1250), int64(500), int64(750), int64(1000)}},
+		{"rate=1k..4kx2", "rate", []string{"1k", "2k", "4k"}, []any{1000.0, 2000.0, 4000.0}},
 		{"provider.api.limits.window=fixed, sliding", "provider.api.limits.window", []string{"fixed", "sliding"}, []any{"fixed", "sliding"}},
 		{`workload.chat.tokens.input={ median = 1000, p95 = 3000 },500`, "workload.chat.tokens.input",
 			[]string{"{ median = 1000, p95 = 3000 }", "500"}, []any{map[string]any{"median": int64(1000), "p95": int64(3000)}, int64(500)}},
@@ -55,6 +61,10 @@ func TestParseParamErrors(t *testing.T) {
 		{"a.b=8..1x2", "end 1 is below start 8"},
 		{"concurrency=4,2", "levels must increase"},
 		{"a..b=1", "invalid --param"},
+		{"a.b=1,2; c.d=1", "each needs as many values: a.b has 2, c.d has 1"},
+		{"a.b=1; a.b=2", "key linked twice"},
+		{"a.b=1; rate=2", "a load level cannot be linked"},
+		{"a.b=1;", "expected KEY=V1,V2"},
 	} {
 		_, err := scenarios.ParseParam(c.spec)
 		if err == nil || !strings.Contains(err.Error(), c.want) {
@@ -172,6 +182,44 @@ func TestGridConfigs(t *testing.T) {
 	for i := range old {
 		if len(grid[i]) != 1 || !reflect.DeepEqual(grid[i][0], old[i]) {
 			t.Errorf("level %v: GridConfigs differs from SweepConfigs", levels[i])
+		}
+	}
+}
+
+// A linked parameter steps its keys together: one axis of the grid, one
+// value of each key per point, never their cross-product.
+func TestLinkedParam(t *testing.T) {
+	p := mustParam(t, `provider.api.limits.rpm=1k,2k,4k; provider.api.latency.ttft.base = 0.4, 0.2, 0.1`)
+	if got := p.Keys(); !reflect.DeepEqual(got, []string{"provider.api.limits.rpm", "provider.api.latency.ttft.base"}) {
+		t.Fatalf("keys %v", got)
+	}
+	g, err := scenarios.NewGrid([]scenarios.Param{p, mustParam(t, "workload.nightly.demand.count=10,20")})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if g.Size() != 6 {
+		t.Fatalf("size %d, want 3 × 2", g.Size())
+	}
+	if got := g.Label(2); got != "rpm=2k, base=0.2, count=10" {
+		t.Errorf("label %q", got)
+	}
+	if got := g.Values(5); !reflect.DeepEqual(got, []string{"4k", "0.1", "20"}) {
+		t.Errorf("values %v", got)
+	}
+	if _, err := scenarios.NewGrid([]scenarios.Param{p, mustParam(t, "provider.api.latency.ttft.base=1")}); err == nil || !strings.Contains(err.Error(), "swept twice") {
+		t.Errorf("a key both linked and swept: %v", err)
+	}
+	cfgs, err := loadTwo(t).GridConfigs(g, "", false, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i, want := range []struct {
+		rpm, base float64
+		count     int
+	}{{1000, 0.4, 10}, {1000, 0.4, 20}, {2000, 0.2, 10}, {2000, 0.2, 20}, {4000, 0.1, 10}, {4000, 0.1, 20}} {
+		c := cfgs[i][0]
+		if c.Providers[0].Limits.RPM != want.rpm || float64(c.Providers[0].Latency.TTFT.Base) != want.base || c.Workloads[1].Demand.Count != want.count {
+			t.Errorf("point %d: rpm %v base %v count %d, want %+v", i, c.Providers[0].Limits.RPM, c.Providers[0].Latency.TTFT.Base, c.Workloads[1].Demand.Count, want)
 		}
 	}
 }

@@ -42,6 +42,7 @@ var badCases = []badCase{
 	{"variant-invalid.toml", 15, "= -1", `variant "negative" sets provider.sonnet.limits.rpm`, []string{"must be > 0 (or absent for no limit), got -1"}},
 	{"duplicate-workload.toml", 9, `name = "chat"`, `workload "chat".name`, []string{`duplicate workload name "chat"`}},
 	{"cluster-model-too-big.toml", 12, `model = "llama-3.1-70b"`, `cluster "gpu".model`, []string{"do not fit", "raise tensor_parallel"}},
+	{"cluster-tp-heads.toml", 13, "tensor_parallel = 3", `cluster "gpu".tensor_parallel`, []string{"does not divide llama-3.1-70b's 64 attention heads", "1, 2, 4, 8, 16, 32 or 64 work"}},
 	{"cluster-table-not-monotone.toml", 13, `times = ["100ms", "90ms", "500ms"]`, `cluster "gpu".step.times[1]`, []string{"not monotone: batch 8 takes 90ms but batch 1 takes 100ms"}},
 	{"cluster-zero-replicas.toml", 4, `route = "gpu"`, `workload "chat".route`, []string{`cluster "gpu" has zero replicas`, "give it replicas or route elsewhere"}},
 	{"gateway-weight-zero.toml", 15, "weight = 0", `gateway.tenant "acme".weight`, []string{"must be a number from 0.001 to 1000", "leave it out for 1", "got 0"}},
@@ -50,6 +51,8 @@ var badCases = []badCase{
 	{"route-missing-backend.toml", 13, `targets = ["api", "gpus"]`, `route "spill".targets[1]`, []string{`no provider or cluster named "gpus"`, "have: api"}},
 	{"route-weight-negative.toml", 18, "weights = [3, -1]", `route "split".weights[1]`, []string{"must be a finite number > 0", "got -1"}},
 	{"missing-key.toml", 6, `key = "prod"`, `workload "chat".key`, []string{`provider "api" has no key named "prod"`, "have: staging"}},
+	{"trace-missing-file.toml", 6, `trace = { file = "no-such-trace.csv"`, `workload "chat".demand.trace.file`, []string{"no-such-trace.csv: no such file"}},
+	{"trace-with-tokens.toml", 5, "tokens = { input = 1000", `workload "chat".tokens.input`, []string{"does not apply to a trace"}},
 }
 
 // loadFile loads a scenario file the way the CLI does.

@@ -320,6 +320,7 @@ func splitValue(steps []step) (outer, inner []step) {
 
 // config builds a Config from the decoded scenario, with defaults.
 func (s *Scenario) config(variant string) model.Config {
+	s.resolveTraces()
 	c := model.Config{Name: s.Name, Variant: variant, Seed: s.Seed, Duration: float64(s.Duration), Interval: float64(s.Interval),
 		StartClock: s.Start.Seconds(), Workloads: s.Workloads, Providers: s.Providers, Clusters: s.Clusters, Routes: s.Routes}
 	if _, ok := s.tree["gateway"]; ok {
@@ -340,4 +341,18 @@ func (s *Scenario) config(variant string) model.Config {
 	}
 	c.ApplyDefaults()
 	return c
+}
+
+// resolveTraces makes trace files relative to the scenario file's folder
+// (an embedded example's, to the working directory).
+func (s *Scenario) resolveTraces() {
+	dir := ""
+	if !strings.HasPrefix(s.file, "example:") {
+		dir = filepath.Dir(s.file)
+	}
+	for i := range s.Workloads {
+		if t := s.Workloads[i].Demand.Trace; t != nil {
+			t.Dir = dir
+		}
+	}
 }

@@ -39,8 +39,9 @@ func (l SweepLevel) Label() string {
 	return l.Kind + " " + FormatLevel(l.Value)
 }
 
-// FormatLevel prints a level compactly: 8, 12.5, 0.25.
-func FormatLevel(v float64) string { return strconv.FormatFloat(v, 'g', -1, 64) }
+// FormatLevel prints a level compactly, as the summary prints numbers: 8,
+// 12.5, 0.25, 1.5k, 2M.
+func FormatLevel(v float64) string { return FormatNumber(v) }
 
 // ParseLevels parses a list of sweep levels. The spec is a comma-separated
 // list of items, each a number or a range:
@@ -49,6 +50,7 @@ func FormatLevel(v float64) string { return strconv.FormatFloat(v, 'g', -1, 64) 
 //	1..512x2      geometric: start..end x factor (1, 2, 4, ..., 512)
 //	10..100+10    linear:    start..end + step  (10, 20, ..., 100)
 //
+// A number may carry a magnitude suffix: 1k..8kx2, 2M (see ParseNumber).
 // A range includes end when a step lands on it (to 1e-9 relative) and
 // stops before it otherwise. Levels must be finite, > 0 and strictly
 // increasing across the whole spec, and there may be at most
@@ -94,6 +96,9 @@ func ParseLevels(spec string) ([]float64, error) {
 func parseLevel(s string) (float64, error) {
 	s = strings.TrimSpace(s)
 	v, err := strconv.ParseFloat(s, 64)
+	if n, ok := ParseNumber(s); ok {
+		v, err = toFloat(n), nil
+	}
 	if err != nil {
 		return 0, fmt.Errorf("%q is not a number", s)
 	}
@@ -137,6 +142,9 @@ func parseRange(item string) ([]float64, error) {
 		return nil, fmt.Errorf("invalid range %q: end %s is below start %s", item, FormatLevel(end), FormatLevel(start))
 	}
 	step, err := strconv.ParseFloat(strings.TrimSpace(by), 64)
+	if n, ok := ParseNumber(by); ok {
+		step, err = toFloat(n), nil
+	}
 	if err != nil || math.IsNaN(step) || math.IsInf(step, 0) {
 		return nil, fmt.Errorf("invalid range %q: %q is not a number", item, by)
 	}
@@ -277,4 +285,15 @@ func (l SweepLevel) check() error {
 		return &Error{Key: "--" + l.Kind, Msg: fmt.Sprintf("levels are numbers of users, whole numbers from 1 to 10000000; got %s", FormatLevel(v))}
 	}
 	return nil
+}
+
+// toFloat is a number from ParseNumber as a float64.
+func toFloat(v any) float64 {
+	switch x := v.(type) {
+	case int64:
+		return float64(x)
+	case float64:
+		return x
+	}
+	return math.NaN()
 }

@@ -31,6 +31,8 @@ func TestParseLevels(t *testing.T) {
 		{"1,2,5..20+5,40", []float64{1, 2, 5, 10, 15, 20, 40}},
 		{"3..3x2", []float64{3}},
 		{"1.5,2.5", []float64{1.5, 2.5}},
+		{"1k..8kx2", []float64{1000, 2000, 4000, 8000}},
+		{"0.5k..1.5k+0.5k,2M", []float64{500, 1000, 1500, 2e6}},
 	} {
 		got, err := scenarios.ParseLevels(c.spec)
 		if err != nil {

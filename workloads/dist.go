@@ -343,6 +343,36 @@ func (d *Dist) Sample(r *rand.Rand) float64 {
 	return 0
 }
 
+// Sampler draws from a Dist like Dist.Sample, with the parameters a
+// log-normal derives from its median and p95 (or mean and cv) computed
+// once instead of on every draw: two logarithms a draw on a hot path. The
+// draws are identical to Dist.Sample's. The Dist must not change while
+// the Sampler is in use.
+type Sampler struct {
+	d         *Dist
+	mu, sigma float64
+}
+
+// Sampler returns a Sampler of d.
+func (d *Dist) Sampler() Sampler {
+	s := Sampler{d: d}
+	if d.Kind == KindLogNormal {
+		s.mu, s.sigma = d.logNormalParams()
+	}
+	return s
+}
+
+// Sample draws one value, exactly as Dist.Sample would.
+func (s *Sampler) Sample(r *rand.Rand) float64 {
+	if s.d.Kind == KindLogNormal {
+		if !(s.sigma >= 0) {
+			return s.d.MeanValue()
+		}
+		return distuv.LogNormal{Mu: s.mu, Sigma: s.sigma, Src: r}.Rand()
+	}
+	return s.d.Sample(r)
+}
+
 // sampleEmpirical picks a value with probability proportional to its
 // weight: the first index whose running weight sum exceeds u·total.
 func (d *Dist) sampleEmpirical(r *rand.Rand) float64 {

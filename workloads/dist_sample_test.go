@@ -2,6 +2,7 @@ package workloads
 
 import (
 	"math"
+	"math/rand/v2"
 	"testing"
 
 	"gonum.org/v1/gonum/stat/distuv"
@@ -157,5 +158,34 @@ func BenchmarkDistSample(b *testing.B) {
 			}
 			_ = sink
 		})
+	}
+}
+
+// A Sampler draws exactly what Dist.Sample draws from the same stream, for
+// every kind; a TokenSampler what TokenSpec.Sample draws.
+func TestSamplerDrawsLikeSample(t *testing.T) {
+	for _, d := range []Dist{
+		Fixed(3), {Kind: KindUniform, Min: 1, Max: 9}, {Kind: KindExponential, Mean: 4},
+		{Kind: KindLogNormal, Median: 1000, P95: 3000}, {Kind: KindLogNormal, Mean: 500, CV: 1.5},
+		{Kind: KindGamma, Mean: 2, CV: 0.5}, {Kind: KindEmpirical, Values: []float64{1, 2, 3}, Weights: []float64{1, 2, 3}},
+	} {
+		a, b := rand.New(rand.NewPCG(7, 9)), rand.New(rand.NewPCG(7, 9))
+		s := d.Sampler()
+		for i := 0; i < 1000; i++ {
+			if x, y := d.Sample(a), s.Sample(b); x != y {
+				t.Fatalf("%s draw %d: Sample %v, Sampler %v", d.Kind, i, x, y)
+			}
+		}
+	}
+	ts := TokenSpec{Input: Dist{Kind: KindLogNormal, Median: 1000, P95: 3000}, Output: Dist{Kind: KindUniform, Min: 1, Max: 900},
+		MaxTokens: 512, SharedPrefix: 100, Prefixes: 4}
+	a, b := rand.New(rand.NewPCG(1, 2)), rand.New(rand.NewPCG(1, 2))
+	s := ts.Sampler()
+	for i := 0; i < 1000; i++ {
+		i1, o1, p1 := ts.Sample(a)
+		i2, o2, p2 := s.Sample(b)
+		if i1 != i2 || o1 != o2 || p1 != p2 {
+			t.Fatalf("draw %d: TokenSpec %d/%d/%d, TokenSampler %d/%d/%d", i, i1, o1, p1, i2, o2, p2)
+		}
 	}
 }

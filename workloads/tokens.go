@@ -63,6 +63,35 @@ func (t *TokenSpec) Sample(r *rand.Rand) (input, output, prefix int) {
 	return input, output, prefix
 }
 
+// TokenSampler draws like TokenSpec.Sample with its distributions'
+// parameters computed once (see Sampler); the draws are identical.
+type TokenSampler struct {
+	t       *TokenSpec
+	in, out Sampler
+}
+
+// Sampler returns a TokenSampler of t, which must not change while it is
+// in use.
+func (t *TokenSpec) Sampler() TokenSampler {
+	return TokenSampler{t: t, in: t.Input.Sampler(), out: t.Output.Sampler()}
+}
+
+// Sample draws a request's prompt and output lengths and prefix index,
+// exactly as TokenSpec.Sample would.
+func (s *TokenSampler) Sample(r *rand.Rand) (input, output, prefix int) {
+	t := s.t
+	input = max(roundCount(s.in.Sample(r)), t.SharedPrefix, 1)
+	input = min(input, maxTokens)
+	output = max(roundCount(s.out.Sample(r)), 1)
+	if t.MaxTokens > 0 {
+		output = min(output, t.MaxTokens)
+	}
+	if t.Prefixes > 1 {
+		prefix = r.IntN(t.Prefixes)
+	}
+	return input, output, prefix
+}
+
 // roundCount rounds x to the nearest integer in [0, maxTokens]; NaN gives 0.
 func roundCount(x float64) int {
 	switch {

@@ -26,6 +26,7 @@ type batchOptions struct {
 	shardFromEnv bool
 	shards       int
 	part         string
+	force        bool
 }
 
 func (b *batchOptions) register(fs *pflag.FlagSet) {
@@ -34,6 +35,7 @@ func (b *batchOptions) register(fs *pflag.FlagSet) {
 	fs.BoolVar(&b.shardFromEnv, "shard-from-env", false, "take the shard index from JOB_COMPLETION_INDEX (Kubernetes Indexed Job) or SLURM_ARRAY_TASK_ID (Slurm job array)")
 	fs.IntVar(&b.shards, "shards", 0, "the shard count `N` with --shard-from-env (a Slurm array also gives SLURM_ARRAY_TASK_COUNT)")
 	fs.StringVar(&b.part, "part", "", "with --shard: write this shard's part file to `FILE` ({shard} becomes the shard index)")
+	fs.BoolVar(&b.force, "force", false, "run even when the work or memory estimate is beyond its bound (see the README, reliability), and lift the bound on requests in flight at once")
 }
 
 // resolve checks the batch flags and returns the shard this process runs,
@@ -85,61 +87,106 @@ func changedOutputs(fs *pflag.FlagSet, names ...string) []string {
 	return out
 }
 
-// runPlan runs a plan's work items, all of them or one shard's, on the
-// worker pool: item k runs cfgs[point][variant] with its replication.
-func runPlan(plan *report.Plan, cfgs [][]model.Config, sh *shard.Shard, workers int, quiet bool, stderr io.Writer) ([]*model.Results, error) {
-	var items []int
-	if sh != nil {
-		items = sh.Items(plan.NumItems())
-	} else {
-		items = make([]int, plan.NumItems())
-		for k := range items {
-			items[k] = k
-		}
-	}
-	list := make([]model.Config, len(items))
-	for i, k := range items {
-		p, v, r := plan.Item(k)
-		list[i] = cfgs[p][v]
-		list[i].Replication = r
-	}
-	if len(list) == 0 {
-		return nil, nil
-	}
-	results, err := simulate(list, workers, quiet, stderr)
-	if err == nil && !quiet && noneOffered(results) {
-		fmt.Fprintln(stderr, "headroom: warning: no requests arrived within the horizon: check duration/start against the demand")
-	}
-	return results, err
+// batchResults is what a plan's run kept: for the whole batch, the
+// collector that reduces every result as it finishes; for a shard, its
+// items' results (replications after the first trimmed to their summary).
+type batchResults struct {
+	col     *report.Collector
+	mine    []*model.Results
+	offered bool // some simulation had a request arrive
 }
 
-// noneOffered reports whether no simulation had a request arrive.
-func noneOffered(results []*model.Results) bool {
-	for _, r := range results {
-		if r != nil && r.Summary.Requests.Offered > 0 {
-			return false
+// runPlan runs a plan's work items, all of them or one shard's, on the
+// worker pool: item k runs cfgs[point][variant] with its replication. It
+// first estimates the work and refuses a batch beyond the bounds unless
+// force is set. Configurations are made as workers start them and results
+// reduced as they finish, so memory is bounded by the workers and the
+// grid, not by the replications.
+func runPlan(plan *report.Plan, cfgs [][]model.Config, sh *shard.Shard, workers int, quiet, force bool, stderr io.Writer) (*batchResults, error) {
+	nItems := plan.NumItems()
+	count := nItems
+	item := func(i int) int { return i }
+	if sh != nil {
+		count = sh.Len(nItems)
+		item = func(i int) int { return sh.Index + i*sh.Count }
+	}
+	est := estimateBatch(plan, cfgs, count, workers)
+	if err := est.check(force); err != nil {
+		return nil, err
+	}
+	out := &batchResults{}
+	if sh != nil {
+		out.mine = make([]*model.Results, count)
+	} else {
+		var err error
+		if out.col, err = report.NewCollector(plan); err != nil {
+			return nil, err
 		}
 	}
-	return len(results) > 0
+	if count == 0 {
+		return out, nil
+	}
+	config := func(i int) model.Config {
+		p, v, r := plan.Item(item(i))
+		c := cfgs[p][v]
+		c.Replication = r
+		return c
+	}
+	sink := func(i int, r *model.Results) error {
+		out.offered = out.offered || r.Summary.Requests.Offered > 0
+		k := item(i)
+		if out.col != nil {
+			return out.col.Add(k, r)
+		}
+		if _, _, rep := plan.Item(k); rep > 0 {
+			r = report.Trim(r)
+		}
+		out.mine[i] = r
+		return nil
+	}
+	if err := simulate(count, config, sink, workers, quiet, force, est, stderr); err != nil {
+		return nil, err
+	}
+	if !quiet && !out.offered {
+		fmt.Fprintln(stderr, "headroom: warning: no requests arrived within the horizon: check duration/start against the demand")
+	}
+	return out, nil
+}
+
+// collected wraps the results of every work item of plan, in order, as
+// runPlan would have kept them.
+func collected(plan *report.Plan, results []*model.Results) (*batchResults, error) {
+	col, err := report.NewCollector(plan)
+	if err != nil {
+		return nil, err
+	}
+	out := &batchResults{col: col}
+	for k, r := range results {
+		if err := col.Add(k, r); err != nil {
+			return nil, err
+		}
+		out.offered = out.offered || r.Summary.Requests.Offered > 0
+	}
+	return out, nil
 }
 
 // finishBatch completes a run, compare or sweep: a shard writes its part
 // file; the whole batch is assembled and written as o says.
-func finishBatch(plan *report.Plan, results []*model.Results, sh *shard.Shard, hash string, seed uint64, partPath string, o outputOptions, stdout io.Writer) error {
+func finishBatch(plan *report.Plan, results *batchResults, sh *shard.Shard, hash string, seed uint64, partPath string, o outputOptions, stdout io.Writer) error {
 	if sh != nil {
-		part, err := shard.NewPart(plan, *sh, hash, seed, results)
+		part, err := shard.NewPart(plan, *sh, hash, seed, results.mine)
 		if err != nil {
 			return err
 		}
-		if err := writeFileAtomic(partPath, func(w *bufio.Writer) error { return part.Write(w) }); err != nil {
+		if err := writeOutputs(stdout, func(s *outputSet) error { return s.add(partPath, func(w *bufio.Writer) error { return part.Write(w) }) }); err != nil {
 			return err
 		}
-		if !o.quiet {
-			fmt.Fprintf(stdout, "shard %s: ran %d of %d work items; wrote %s\n", sh, len(results), plan.NumItems(), partPath)
+		if !o.quiet && partPath != stdoutName {
+			fmt.Fprintf(stdout, "shard %s: ran %d of %d work items; wrote %s\n", sh, len(results.mine), plan.NumItems(), partPath)
 		}
 		return nil
 	}
-	out, err := report.Assemble(plan, results)
+	out, err := results.col.Output()
 	if err != nil {
 		return err
 	}

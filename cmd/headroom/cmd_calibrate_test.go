@@ -457,3 +457,42 @@ func TestCalibrateCatalogueHelp(t *testing.T) {
 		t.Error("the top usage does not list catalogue")
 	}
 }
+
+// A vidur operator profile calibrates the roofline's efficiencies and
+// per-layer cost; bandwidth_efficiency is not pushed onto its bound of 1.
+func TestCalibrateVidurProfile(t *testing.T) {
+	path := filepath.Join("..", "..", "..", "shared", "data", "vidur_mlp_h100_meta-llama_Llama-2-7b-hf.csv")
+	if _, err := os.Stat(path); errors.Is(err, os.ErrNotExist) {
+		t.Skipf("%s absent", path)
+	}
+	code, stdout, stderr := cli(t, "calibrate", path, "--gpu", "H100-SXM", "--served-model", "llama-2-7b")
+	if code != exitOK || stderr != "" {
+		t.Fatalf("exit %d, stderr:\n%s", code, stderr)
+	}
+	n, mean := 0, 0.0
+	for _, line := range strings.Split(stdout, "\n") {
+		if f := strings.Fields(line); len(f) > 4 && strings.Join(f[:3], " ") == "roofline linear layers" {
+			n, _ = strconv.Atoi(f[3])
+			mean, _ = strconv.ParseFloat(strings.TrimSuffix(f[4], "%"), 64)
+			mean /= 100
+		}
+	}
+	if n != 1044 || mean > 0.10 {
+		t.Errorf("%d points, mean error %.1f%%", n, 100*mean)
+	}
+	if strings.Contains(stdout, "bandwidth_efficiency = 1\n") || strings.Contains(stdout, "bandwidth_efficiency = \"") {
+		t.Errorf("bandwidth efficiency pinned:\n%s", stdout)
+	}
+	blocks := tomlBlocks(stdout)
+	if len(blocks) != 1 || decodeStep(t, blocks[0]).BandwidthEff > 0.99 {
+		t.Errorf("want one roofline block with bandwidth_efficiency below 0.99:\n%s", stdout)
+	}
+	// A table needs whole steps.
+	if code, _, stderr := cli(t, "calibrate", path, "--gpu", "H100-SXM", "--served-model", "llama-2-7b", "--kind", "table"); code != exitBadInput || !strings.Contains(stderr, "whole engine steps") {
+		t.Errorf("--kind table on a profile: exit %d, %s", code, stderr)
+	}
+	// The shape must be the model's.
+	if code, _, stderr := cli(t, "calibrate", path, "--gpu", "H100-SXM", "--served-model", "llama-3.1-8b"); code != exitBadInput || !strings.Contains(stderr, "not llama-3.1-8b's") {
+		t.Errorf("wrong model: exit %d, %s", code, stderr)
+	}
+}

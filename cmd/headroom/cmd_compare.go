@@ -100,7 +100,10 @@ func cmdCompare(args []string, stdout, stderr io.Writer) error {
 		Variants:     names,
 		Replications: o.batch.replications, Summarize: true,
 		SLOs: report.SLOsOf(cfgs...), Warnings: warnings}
-	results, err := runPlan(plan, [][]model.Config{cfgs}, sh, o.workers, o.quiet, stderr)
+	if err := checkCSVNames(o.csvDir, plan.Variants); err != nil {
+		return err
+	}
+	results, err := runPlan(plan, [][]model.Config{cfgs}, sh, o.workers, o.quiet, o.batch.force, stderr)
 	if err != nil {
 		return err
 	}

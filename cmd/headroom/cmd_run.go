@@ -4,7 +4,6 @@ import (
 	"bufio"
 	"fmt"
 	"io"
-	"os"
 	"path/filepath"
 	"regexp"
 	"strings"
@@ -22,6 +21,12 @@ default "morning-peak") and its [[variant]] blocks side by side, prints a
 summary, and writes JSON, CSV and HTML results when asked. With --json
 FILE.json the HTML report is also written beside it, as FILE.html, unless
 --html names another file or --no-html is given.
+
+A workload's demand can be a request log replayed record by record:
+  [workload.demand]
+  trace = { file = "requests.csv", format = "azure" }   # or mooncake, burstgpt, servegen, csv, jsonl
+with a window (from, to), speed, scale, loop and filters; see the README.
+"headroom fit TRACE" writes a scenario whose workloads reproduce a log.
 
 Examples:
   headroom run
@@ -97,7 +102,10 @@ func cmdRun(args []string, stdout, stderr io.Writer) error {
 		Replications: o.batch.replications, Summarize: fs.Changed("replications"),
 		SLOs: report.SLOsOf(cfgs[0]), Warnings: warnings}
 	points := [][]model.Config{cfgs}
-	results, err := runPlan(plan, points, sh, o.workers, o.quiet, stderr)
+	if err := checkCSVNames(o.csvDir, plan.Variants); err != nil {
+		return err
+	}
+	results, err := runPlan(plan, points, sh, o.workers, o.quiet, o.batch.force, stderr)
 	if err != nil {
 		return err
 	}
@@ -132,70 +140,86 @@ func parseSets(sets []string) ([]scenarios.Override, error) {
 
 var unsafeChars = regexp.MustCompile(`[^A-Za-z0-9._-]+`)
 
-// fileSafe turns a variant name into a file name part.
+// maxFileNamePart bounds the part of a file name made from a variant's
+// name, so "series-NAME.csv" stays well within every file system's limit.
+const maxFileNamePart = 64
+
+// fileSafe turns a variant name into a file name part: lower case, runs
+// of other characters than letters, digits, '.', '_' and '-' made one
+// '-', at most maxFileNamePart bytes.
 func fileSafe(s string) string {
 	s = strings.Trim(unsafeChars.ReplaceAllString(strings.ToLower(s), "-"), "-")
+	if len(s) > maxFileNamePart {
+		s = strings.TrimRight(s[:maxFileNamePart], "-")
+	}
 	if s == "" {
 		return "variant"
 	}
 	return s
 }
 
-// writeCSVs writes a document's CSV files into dir and returns their
-// paths, in the order written, for the command to announce.
-func writeCSVs(dir string, doc *report.Document) ([]string, error) {
+// seriesFileNames are the series CSV files of variants, in order: each
+// "series-NAME.csv" with NAME from fileSafe, the second and later
+// variants that would take a name already given getting the first free
+// "NAME-2", "NAME-3", … So names are unique and bounded, and depend only
+// on the variants' names, which are known before the run.
+func seriesFileNames(variants []string) []string {
+	used := map[string]bool{}
+	out := make([]string, len(variants))
+	for i, v := range variants {
+		name := fileSafe(v)
+		for n := 2; used[name]; n++ {
+			name = fmt.Sprintf("%s-%d", fileSafe(v), n)
+		}
+		used[name] = true
+		out[i] = "series-" + name + ".csv"
+	}
+	return out
+}
+
+// checkCSVNames fails before the run when the CSV files of the variants
+// could not be made in dir.
+func checkCSVNames(dir string, variants []string) error {
+	if dir == "" {
+		return nil
+	}
+	for _, n := range seriesFileNames(variants) {
+		if p := filepath.Join(dir, n); len(p) >= 4096 {
+			return badInput("--csv %s: the path %s… is too long for a file", dir, p[:64])
+		}
+	}
+	return nil
+}
+
+// writeCSVs stages the CSV files of a run or compare in dir and returns
+// their paths, in order, for the command to announce.
+func writeCSVs(s *outputSet, dir string, doc *report.Document) ([]string, error) {
 	var wrote []string
-	write := func(name string, f func(w *bufio.Writer) error) error {
+	add := func(name string, f func(w *bufio.Writer) error) error {
 		path := filepath.Join(dir, name)
-		if err := writeFileAtomic(path, f); err != nil {
+		if err := s.add(path, f); err != nil {
 			return err
 		}
 		wrote = append(wrote, path)
 		return nil
 	}
-	if err := write("summary.csv", func(w *bufio.Writer) error { return report.WriteSummaryCSV(w, doc) }); err != nil {
-		return wrote, err
+	if err := add("summary.csv", func(w *bufio.Writer) error { return report.WriteSummaryCSV(w, doc) }); err != nil {
+		return nil, err
 	}
 	if doc.Summary != nil {
-		if err := write("key-figures.csv", func(w *bufio.Writer) error { return report.WriteKeyFiguresCSV(w, doc) }); err != nil {
-			return wrote, err
+		if err := add("key-figures.csv", func(w *bufio.Writer) error { return report.WriteKeyFiguresCSV(w, doc) }); err != nil {
+			return nil, err
 		}
 	}
-	seen := map[string]int{}
-	for _, r := range doc.Variants {
-		name := fileSafe(report.VariantName(r))
-		seen[name]++
-		if seen[name] > 1 {
-			name = fmt.Sprintf("%s-%d", name, seen[name])
-		}
-		r := r
-		if err := write("series-"+name+".csv", func(w *bufio.Writer) error { return report.WriteSeriesCSV(w, r) }); err != nil {
-			return wrote, err
+	names := make([]string, len(doc.Variants))
+	for i, r := range doc.Variants {
+		names[i] = report.VariantName(r)
+	}
+	for i, name := range seriesFileNames(names) {
+		r := doc.Variants[i]
+		if err := add(name, func(w *bufio.Writer) error { return report.WriteSeriesCSV(w, r) }); err != nil {
+			return nil, err
 		}
 	}
 	return wrote, nil
-}
-
-// progressPrinter returns a progress callback that redraws one line on
-// stderr, or nil when stderr is not a terminal (or when quiet).
-func progressPrinter(stderr io.Writer, quiet bool) func(float64) {
-	if quiet {
-		return nil
-	}
-	f, ok := stderr.(*os.File)
-	if !ok {
-		return nil
-	}
-	st, err := f.Stat()
-	if err != nil || st.Mode()&os.ModeCharDevice == 0 {
-		return nil
-	}
-	last := -1
-	return func(done float64) {
-		p := int(done * 100)
-		if p != last {
-			last = p
-			fmt.Fprintf(stderr, "\rsimulating… %3d%%", p)
-		}
-	}
 }

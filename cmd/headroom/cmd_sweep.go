@@ -43,7 +43,11 @@ and [[variant]] set (provider.sonnet.limits.rpm=4000,8000,
 workload.chat.client.max_concurrency=16..128x2). Several --param flags (and
 a load level) make a grid, their cartesian product, the first varying
 slowest. Values are TOML as for --set; a numeric range as for LEVELS
-expands. Each point applies the load level, then --set, then a
+expands; numbers may be written 2M, 1.5k, 800k, and print that way. Keys
+joined by ";" in one --param step together, value i of each with value i
+of the others (one axis, not a cross-product):
+--param 'provider.api.limits.rpm=2k,4k; provider.api.limits.itpm=800k,1.6M'.
+Each point applies the load level, then --set, then a
 variant's set (with --variants), then the point's values. With --param,
 --replications or --variants the output has one table per variant, the
 JSON a sweep section with params, points and curves (key figures against
@@ -62,7 +66,8 @@ Examples:
   headroom sweep email-launch --concurrency 1,10,100,1000 --duration 10m --json sweep.json   # and sweep.html
   headroom sweep llama-h100 --rate 1..64x2 --duration 5m --html out/llama-sweep.html
   headroom sweep my.toml --workload chat --rate 1..64x2 --set cluster.h100.replicas=1
-  headroom sweep my.toml --param provider.sonnet.limits.rpm=1000..8000x2 --param workload.chat.client.max_concurrency=16,64 --json grid.json
+  headroom sweep my.toml --param provider.sonnet.limits.rpm=1k..8kx2 --param workload.chat.client.max_concurrency=16,64 --json grid.json
+  headroom sweep my.toml --param 'provider.sonnet.limits.rpm=2k,4k,8k; provider.sonnet.limits.itpm=400k,800k,1.6M'   # a tier ladder, one axis
   headroom sweep my.toml --rate 1..64x2 --replications 10 --shard-from-env --shards 8 --part /out/part-{shard}.json
 
 Flags:
@@ -171,7 +176,7 @@ func cmdSweep(args []string, stdout, stderr io.Writer) error {
 		Grid:         gridPlan(grid, kind, workload),
 		SLOs:         report.SLOsOf(cfgs[0][0]),
 		Warnings:     warnings}
-	results, err := runPlan(plan, cfgs, sh, o.workers, o.quiet, stderr)
+	results, err := runPlan(plan, cfgs, sh, o.workers, o.quiet, o.batch.force, stderr)
 	if err != nil {
 		return err
 	}
@@ -213,11 +218,13 @@ func sweepParams(fs *pflag.FlagSet, o *sweepOptions) ([]scenarios.Param, error) 
 func gridPlan(g scenarios.Grid, kind, workload string) *report.GridPlan {
 	gp := &report.GridPlan{Kind: kind, Workload: workload}
 	for _, p := range g.Params {
-		sp := report.SweepParam{Key: p.Key, Values: p.Raw}
-		if n, ok := p.Numbers(); ok {
-			sp.Numbers = n
+		for i, q := range append([]scenarios.Param{p}, p.Linked...) {
+			sp := report.SweepParam{Key: q.Key, Values: q.Raw, Linked: i > 0}
+			if n, ok := q.Numbers(); ok {
+				sp.Numbers = n
+			}
+			gp.Params = append(gp.Params, sp)
 		}
-		gp.Params = append(gp.Params, sp)
 	}
 	for i := 0; i < g.Size(); i++ {
 		gp.Points = append(gp.Points, report.GridPoint{Label: g.Label(i), Values: g.Values(i)})

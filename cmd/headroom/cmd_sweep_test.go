@@ -185,3 +185,43 @@ func TestSweepBadInput(t *testing.T) {
 		}
 	}
 }
+
+// A linked --param is one axis: three tiers, each setting RPM and TPM
+// together, give three points (not nine), labelled and charted by both
+// keys, with numbers printed as the summary prints them.
+func TestSweepLinkedParam(t *testing.T) {
+	js := filepath.Join(t.TempDir(), "tiers.json")
+	code, stdout, stderr := cli(t, "sweep", "email-launch", "--duration", "2m", "--workers", "1", "--no-html",
+		"--param", "provider.frontier.limits.rpm=1k,2k,4k; provider.frontier.limits.tpm=1M,2M,4000000", "--json", js)
+	if code != exitOK {
+		t.Fatalf("exit %d: %s", code, stderr)
+	}
+	for _, want := range []string{"rpm  tpm", "1k  1M", "2k  2M", "4k  4M"} {
+		if !strings.Contains(strings.Join(strings.Fields(stdout), "  "), want) {
+			t.Errorf("table lacks %q:\n%s", want, stdout)
+		}
+	}
+	if strings.Contains(stdout, "e+06") {
+		t.Errorf("a number in exponent notation:\n%s", stdout)
+	}
+	b, err := os.ReadFile(js)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var doc report.SweepDocument
+	if err := json.Unmarshal(b, &doc); err != nil {
+		t.Fatal(err)
+	}
+	s := doc.Sweep
+	if len(s.Points) != 3 || len(s.Params) != 2 || !s.Params[1].Linked || s.Params[0].Linked || len(s.Curves) != 1 || len(s.Curves[0].Fixed) != 0 {
+		t.Fatalf("sweep: %d points, params %+v, %d curves", len(s.Points), s.Params, len(s.Curves))
+	}
+	if s.Points[2].Label != "rpm=4k, tpm=4M" {
+		t.Errorf("label %q", s.Points[2].Label)
+	}
+	for i, want := range []float64{1e6, 2e6, 4e6} {
+		if lim := doc.Variants[i].Backends[0].Limits; len(lim) < 2 || lim[1].Limit != want || lim[0].Limit != want/1000 {
+			t.Errorf("point %d: limits %+v, want rpm %v and tpm %v", i, lim, want/1000, want)
+		}
+	}
+}

@@ -13,8 +13,10 @@ import (
 	"github.com/spf13/pflag"
 
 	"github.com/headroom-sim/headroom/model"
+	"github.com/headroom-sim/headroom/report"
 	"github.com/headroom-sim/headroom/report/shard"
 	"github.com/headroom-sim/headroom/sim"
+	"github.com/headroom-sim/headroom/workloads"
 )
 
 // newFlags makes a command's flag set: parse errors go to stderr, --help
@@ -60,20 +62,32 @@ func resolveWorkers(fs *pflag.FlagSet, n int) (int, error) {
 	return n, nil
 }
 
-// simulate runs configurations on a worker pool until done or until the
-// user interrupts, with progress on a terminal.
-func simulate(cfgs []model.Config, workers int, quiet bool, stderr io.Writer) ([]*model.Results, error) {
+// simulate runs n simulations (config(i) makes the i-th) on a worker pool
+// until done or until the user interrupts, handing each result to sink as
+// it finishes, with progress and the time left on a terminal.
+func simulate(n int, config func(int) model.Config, sink func(int, *model.Results) error, workers int, quiet, force bool, est batchEstimate, stderr io.Writer) error {
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
-	progress := progressPrinter(stderr, quiet)
-	results, err := model.RunAll(ctx, cfgs, workers, progress)
+	progress := progressPrinter(stderr, quiet, est)
+	opt := model.RunOptions{Workers: workers, Progress: progress}
+	if force {
+		opt.MaxInFlight = -1
+	}
+	err := model.RunEach(ctx, n, config, opt, sink)
 	if progress != nil {
 		fmt.Fprint(stderr, "\r\033[K")
 	}
-	if errors.Is(err, sim.ErrInterrupted) {
-		return nil, fmt.Errorf("interrupted before the end of the simulated horizon; no result files were written")
+	var tooMany *model.TooManyInFlight
+	switch {
+	case errors.As(err, &tooMany):
+		return fmt.Errorf("stopped %s into the simulated horizon: more than %s requests were in flight at once (the backends fall ever further behind the demand), "+
+			"and memory is bounded at about %s per simulation; no result files were written. Give the backends more capacity, cap the client "+
+			"(client.max_concurrency), shorten the duration, or run with --force to lift the bound",
+			workloads.Duration(tooMany.At), report.Count(tooMany.Limit), bytesText(float64(tooMany.Limit)*model.BytesPerRequest))
+	case errors.Is(err, sim.ErrInterrupted):
+		return fmt.Errorf("interrupted before the end of the simulated horizon; no result files were written")
 	}
-	return results, err
+	return err
 }
 
 // commonFlags are the flags run, compare and sweep share: outputs, seed,

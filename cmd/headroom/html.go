@@ -1,7 +1,6 @@
 package main
 
 import (
-	"bufio"
 	"path/filepath"
 	"strings"
 
@@ -16,7 +15,7 @@ func htmlTarget(htmlPath, jsonPath string, noHTML bool) (string, error) {
 	if noHTML && htmlPath != "" {
 		return "", badInput("--html and --no-html contradict each other")
 	}
-	if noHTML || htmlPath != "" || jsonPath == "" {
+	if noHTML || htmlPath != "" || jsonPath == "" || jsonPath == stdoutName {
 		return htmlPath, nil
 	}
 	return strings.TrimSuffix(jsonPath, filepath.Ext(jsonPath)) + ".html", nil
@@ -29,14 +28,4 @@ func htmlOptions(p *report.Plan) htmlreport.Options {
 	o := htmlreport.DefaultOptions()
 	o.SLOs = p.SLOs
 	return o
-}
-
-// writeHTML writes a run's HTML report atomically.
-func writeHTML(path string, doc *report.Document, o htmlreport.Options) error {
-	return writeFileAtomic(path, func(w *bufio.Writer) error { return htmlreport.Write(w, doc, o) })
-}
-
-// writeSweepHTML writes a sweep's HTML report atomically.
-func writeSweepHTML(path string, doc *report.SweepDocument, o htmlreport.Options) error {
-	return writeFileAtomic(path, func(w *bufio.Writer) error { return htmlreport.WriteSweep(w, doc, o) })
 }

@@ -10,6 +10,7 @@ import (
 
 	"github.com/headroom-sim/headroom/report"
 	"github.com/headroom-sim/headroom/scenarios"
+	"github.com/headroom-sim/headroom/workloads"
 )
 
 // errHelp is returned when --help was asked for and printed.
@@ -19,7 +20,8 @@ func isBadInput(err error) bool {
 	var u usageError
 	var se *scenarios.Error
 	var ses scenarios.Errors
-	return errors.As(err, &u) || errors.As(err, &se) || errors.As(err, &ses)
+	var te *workloads.TraceError
+	return errors.As(err, &u) || errors.As(err, &se) || errors.As(err, &ses) || errors.As(err, &te)
 }
 
 // loadScenario reads FILE, or the embedded example of that name when no

@@ -157,7 +157,11 @@ func demandChart(t timeline) (chartView, error) {
 		charts.WithItemStyleOpts(opts.ItemStyle{Color: "#9aa3ad"}),
 		charts.WithLineStyleOpts(opts.LineStyle{Width: 1, Color: "#9aa3ad"}))...)
 	for i, r := range t.variants {
-		c.AddSeries(t.label(r, "completed"), completed[i], lineOpts(limitLines(fit.keep(limitsOf(r, base, "rpm")))...)...)
+		var marks []charts.SeriesOpts
+		if r != base { // the base's limits are drawn on the offered line
+			marks = limitLines(fit.keep(limitsOf(r, base, "rpm")))
+		}
+		c.AddSeries(t.label(r, "completed"), completed[i], lineOpts(marks...)...)
 	}
 	note := fit.apply(c, "Offered demand (the grey area) is the same in every variant (common random numbers). Completions flatten at a limit or a plateau; the gap to the offered line is refused, queued or failed work. Limit lines are each backend's own RPM limit, while the series are totals over all backends.")
 	return t.view("chart-demand", c, "requests/min", note)

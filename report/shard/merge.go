@@ -22,10 +22,17 @@ func Merge(parts []*Part, names []string) (*report.Plan, []*model.Results, error
 	if len(parts) == 0 {
 		return nil, nil, fmt.Errorf("no part files given")
 	}
+	if len(names) != len(parts) {
+		return nil, nil, fmt.Errorf("%d part files, %d names", len(parts), len(names))
+	}
+	// Every number of the headers is checked before it sizes anything.
 	first := parts[0].Header
 	byShard := map[int]int{}
 	for i, p := range parts {
 		h := p.Header
+		if h.Shards < 1 || h.Shards > MaxShards {
+			return nil, nil, fmt.Errorf("%s: %d shards, must be from 1 to %d", names[i], h.Shards, MaxShards)
+		}
 		if err := sameBatch(first, h, names[0], names[i]); err != nil {
 			return nil, nil, err
 		}
@@ -37,36 +44,68 @@ func Merge(parts []*Part, names []string) (*report.Plan, []*model.Results, error
 		}
 		byShard[h.Shard] = i
 	}
-	var missing []string
-	for s := 0; s < first.Shards; s++ {
-		if _, ok := byShard[s]; !ok {
-			missing = append(missing, fmt.Sprint(s))
+	if len(byShard) < first.Shards {
+		var missing []string
+		for s := 0; s < first.Shards && len(missing) < 10; s++ {
+			if _, ok := byShard[s]; !ok {
+				missing = append(missing, fmt.Sprint(s))
+			}
 		}
-	}
-	if len(missing) > 0 {
+		list := strings.Join(missing, ", ")
+		if n := first.Shards - len(byShard); n > len(missing) {
+			list += fmt.Sprintf(" and %d more", n-len(missing))
+		}
 		return nil, nil, fmt.Errorf("missing shard %s of %d (have %d part files); run the missing shards, or merge all %d parts",
-			strings.Join(missing, ", "), first.Shards, len(parts), first.Shards)
+			list, first.Shards, len(parts), first.Shards)
 	}
 	plan := first.Plan
-	if err := plan.Check(); err != nil {
+	if err := checkPlan(&plan); err != nil {
 		return nil, nil, fmt.Errorf("%s: %w", names[0], err)
 	}
 	if plan.NumItems() != first.Items {
 		return nil, nil, fmt.Errorf("%s: the header says %d work items, its plan has %d", names[0], first.Items, plan.NumItems())
 	}
+	// The parts must hold every work item once: their items add up to the
+	// plan's before the plan's count sizes the results.
+	for i, p := range parts {
+		s := Shard{Index: p.Header.Shard, Count: p.Header.Shards}
+		if want := s.Len(first.Items); len(p.Items) != want {
+			return nil, nil, fmt.Errorf("%s: shard %s has %d work items, want %d", names[i], s, len(p.Items), want)
+		}
+	}
 	results := make([]*model.Results, first.Items)
 	for i, p := range parts {
 		s := Shard{Index: p.Header.Shard, Count: p.Header.Shards}
-		want := s.Items(first.Items)
-		if len(p.Items) != len(want) {
-			return nil, nil, fmt.Errorf("%s: shard %s has %d work items, want %d", names[i], s, len(p.Items), len(want))
-		}
 		for j, it := range p.Items {
-			if it.Index != want[j] || it.Results == nil {
+			k := s.Index + j*s.Count
+			if it.Index != k || it.Results == nil {
 				return nil, nil, fmt.Errorf("%s: item %d is work item %d (results present: %v), want work item %d of shard %s",
-					names[i], j, it.Index, it.Results != nil, want[j], s)
+					names[i], j, it.Index, it.Results != nil, k, s)
 			}
-			results[it.Index] = it.Results
+			pt, v, rep := plan.Item(k)
+			if it.Point != pt || it.Variant != plan.Variants[v] || it.Replication != rep || it.Results.Replication != rep {
+				return nil, nil, fmt.Errorf("%s: work item %d says point %d, variant %q, replication %d (results: replication %d); the plan puts it at point %d, variant %q, replication %d",
+					names[i], k, it.Point, it.Variant, it.Replication, it.Results.Replication, pt, plan.Variants[v], rep)
+			}
+			if err := checkResults(it.Results, rep == 0); err != nil {
+				return nil, nil, fmt.Errorf("%s: work item %d (point %d, variant %q, replication %d): %w", names[i], k, pt, plan.Variants[v], rep, err)
+			}
+			results[k] = it.Results
+		}
+	}
+	// The replications of a variant are of one scenario and variant, and
+	// every simulation of the batch has the same horizon and intervals.
+	r0 := results[0]
+	for k, r := range results {
+		pt, v, rep := plan.Item(k)
+		f := results[plan.Index(pt, v, 0)]
+		if r.DurationS != r0.DurationS || r.IntervalS != r0.IntervalS || r.StartClock != r0.StartClock {
+			return nil, nil, fmt.Errorf("work item %d (point %d, variant %q, replication %d) simulated %vs in intervals of %vs from %s, work item 0 %vs in %vs from %s",
+				k, pt, plan.Variants[v], rep, r.DurationS, r.IntervalS, r.StartClock, r0.DurationS, r0.IntervalS, r0.StartClock)
+		}
+		if r.Scenario != f.Scenario || r.Variant != f.Variant {
+			return nil, nil, fmt.Errorf("work item %d (point %d, variant %q, replication %d) is of scenario %q, variant %q; its first replication of %q, %q",
+				k, pt, plan.Variants[v], rep, r.Scenario, r.Variant, f.Scenario, f.Variant)
 		}
 	}
 	return &plan, results, nil

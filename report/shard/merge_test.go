@@ -2,6 +2,7 @@ package shard
 
 import (
 	"bytes"
+	"reflect"
 	"strings"
 	"testing"
 
@@ -11,7 +12,7 @@ import (
 
 // batch is a plan of 2 variants × 3 replications with distinguishable
 // results, split into n parts that went through their JSON form.
-func batch(t *testing.T, n int, hash string) (*report.Plan, []*model.Results, []*Part) {
+func batch(t testing.TB, n int, hash string) (*report.Plan, []*model.Results, []*Part) {
 	t.Helper()
 	p := &report.Plan{Command: "run", Generator: "test", Scenario: report.ScenarioInfo{Name: "s", File: "s.toml"},
 		Variants: []string{"base", "v"}, Replications: 3, Summarize: true}
@@ -23,6 +24,9 @@ func batch(t *testing.T, n int, hash string) (*report.Plan, []*model.Results, []
 			all[k].Variant = "v"
 		}
 		all[k].Summary.Requests.Offered = int64(100 + k)
+		all[k].Summary.Requests.Completed = int64(100 + k)
+		all[k].DurationS, all[k].IntervalS = 60, 60
+		oneInterval(&all[k].Series)
 	}
 	var parts []*Part
 	for i := 0; i < n; i++ {
@@ -46,6 +50,16 @@ func batch(t *testing.T, n int, hash string) (*report.Plan, []*model.Results, []
 		parts = append(parts, back)
 	}
 	return p, all, parts
+}
+
+// oneInterval gives every per-interval slice of s one value.
+func oneInterval(s *model.Series) {
+	v := reflect.ValueOf(s).Elem()
+	for i := 0; i < v.NumField(); i++ {
+		if f := v.Field(i); f.Kind() == reflect.Slice {
+			f.Set(reflect.MakeSlice(f.Type(), 1, 1))
+		}
+	}
 }
 
 func names(n int) []string {

@@ -136,5 +136,13 @@ func (s Shard) Items(total int) []int {
 	return out
 }
 
+// Len is how many of total work items the shard runs: len(s.Items(total)).
+func (s Shard) Len(total int) int {
+	if s.Index >= total || s.Count < 1 {
+		return 0
+	}
+	return (total-s.Index-1)/s.Count + 1
+}
+
 // String is "I/N".
 func (s Shard) String() string { return fmt.Sprintf("%d/%d", s.Index, s.Count) }

@@ -240,13 +240,10 @@ func (r Range) words(iv Interval, below, float bool, zero string) string {
 		return lower
 	case loInf:
 		return upper
-	case (float || r.Duration) && below:
-		// A fraction or a duration: name the side it is on, as above.
-		if r.Duration {
-			return "a duration " + lower
-		}
+	case float && !r.Duration && below:
+		// A fraction: name the side it is on, as above.
 		return "a finite number " + lower
-	case float || r.Duration:
+	case float && !r.Duration:
 		return upper
 	case !iv.LoOpen && !iv.HiOpen:
 		return "between " + r.bound(iv.Lo) + " and " + r.bound(iv.Hi)

@@ -72,7 +72,7 @@ func TestProblemWords(t *testing.T) {
 		{f("[0,1073741824]", "", ""), -1, true, "must be between 0 and 1073741824, got -1"},
 		{f("0|(1,100)", "", "must be 0 (uniform) or an exponent > 1 (and < 100)"), 0.5, false, "must be 0 (uniform) or an exponent > 1 (and < 100), got 0.5"},
 		{f("500|503|529", "", ""), 404, true, "must be 500 or 503 or 529, got 404"},
-		{f("(0s,366d]", "", ""), 0, false, "must be a duration > 0, got 0s"},
+		{f("(0s,366d]", "", ""), 0, false, "must be > 0 and <= 366d, got 0s"},
 		{f("[0s,inf)", "", ""), -1, false, "must be a duration >= 0, got -1"},
 		{f("[0,1]", "", ""), math.NaN(), false, "must be a finite number, got nan"},
 		{f("[0,1]", "", ""), math.Inf(-1), false, "must be a finite number, got -inf"},

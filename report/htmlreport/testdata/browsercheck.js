@@ -24,6 +24,15 @@ const proc = spawn(chromium, [
 ], { stdio: ["ignore", "ignore", "pipe", "pipe", "pipe"] });
 let stderr = "";
 proc.stdio[2].on("data", (d) => { stderr += d; });
+// Chromium gone before the check finished (a crash, the OOM killer):
+// say so rather than let node exit quietly with nothing pending.
+// Once the check has asked it to close, its exit is the expected end (it may
+// exit before it answers Browser.close).
+let finished = false, closing = false;
+proc.on("exit", (code, signal) => {
+  if (!finished && closing) { finish(0); return; }
+  if (!finished) { out.fatal = "chromium exited before the check finished (code " + code + ", signal " + signal + ")"; finish(1); }
+});
 
 const out = { errors: [], console_errors: [], dialogs: [], requests: [], charts: [], text: "" };
 let nextId = 1;
@@ -150,12 +159,15 @@ const inspect = `(() => {
       fs.writeFileSync(shot.replace(/\.png$/, "") + "-" + c.id + ".png", Buffer.from(s.data, "base64"));
     }
   }
+  closing = true;
   await send("Browser.close").catch(() => {});
 })().then(() => finish(0), (e) => { out.fatal = String(e && e.stack || e); finish(1); });
 
 function window_scroll() { return 0; }
 
 function finish(code) {
+  if (finished) return;
+  finished = true;
   try { proc.kill(); } catch (e) { /* gone */ }
   try { fs.rmSync(profile, { recursive: true, force: true }); } catch (e) { /* ignore */ }
   if (code) out.stderr = stderr.slice(-2000);
