@@ -193,6 +193,12 @@ func resultsOf(t *testing.T, c model.Config) []byte {
 // the base and the key's values run with them.
 var contexts = map[string][]Override{
 	"cluster[].kv.watermark":                    {{"cluster.gpu.kv.blocks", 1500}},
+	"cluster[].kv.cpu.size_gb":                  {{"cluster.gpu.kv.blocks", 300}},
+	"cluster[].routing.load_bound":              {{"cluster.gpu.routing.policy", "prefix"}, {"cluster.gpu.max_num_seqs", 4}, {"cluster.gpu.schedule", []any{}}},
+	"cluster[].routing.weights.kv":              {{"cluster.gpu.routing.policy", "weighted"}},
+	"cluster[].routing.weights.prefix":          {{"cluster.gpu.routing.policy", "weighted"}},
+	"cluster[].routing.weights.queue":           {{"cluster.gpu.routing.policy", "weighted"}},
+	"cluster[].routing.weights.session":         {{"cluster.gpu.routing.policy", "weighted"}},
 	"cluster[].step.interconnect_efficiency":    {{"cluster.gpu.tensor_parallel", 2}},
 	"cluster[].step.collective_latency":         {{"cluster.gpu.tensor_parallel", 2}},
 	"gateway.outage[].local_fraction":           {{"gateway.tenant.acme.units_per_min", 2_000_000}, {"gateway.tenant.acme.burst", 1_000_000}},
