@@ -11,7 +11,6 @@ import (
 	"github.com/headroom-sim/headroom/model"
 	"github.com/headroom-sim/headroom/report"
 	"github.com/headroom-sim/headroom/scenarios"
-	"github.com/headroom-sim/headroom/workloads"
 )
 
 // Problem is a compiled [plan]: the scenario with its command-line
@@ -99,16 +98,7 @@ func Compile(sc *scenarios.Scenario, sets []scenarios.Override) (*Problem, error
 		st.Attainment = *ps.Attainment
 	}
 	st.HorizonS = base.Duration
-	st.WindowS = scenarios.DefaultPlanWindow
-	switch w := ps.Window; {
-	case w == "interval":
-		st.WindowS = base.Interval
-	case w == "none":
-		st.WindowS = 0
-	case w != "":
-		d, _ := workloads.ParseDuration(w) // checked when the scenario was loaded
-		st.WindowS = float64(d)
-	}
+	st.WindowS = ps.Window.Seconds(base.Interval)
 	if st.WindowS > 0 {
 		st.WindowS = math.Min(st.WindowS, base.Duration)
 	}
@@ -166,6 +156,13 @@ func (pr *Problem) checkObjective() error {
 		return sc.PlanError("plan", "min_cost chooses among [[plan.knob]] values, and there are none; add a knob, or ask for objective = \"max_load\" alone")
 	case !pr.MinCost && len(pr.Knobs) > 0:
 		return sc.PlanError("plan.knob", "max_load measures the scenario as written and takes no knobs; for the growth left in the cheapest candidate write objective = [\"min_cost\", \"max_load\"]")
+	// Keys the objectives asked for do not read.
+	case pr.spec.Recheck > 0 && !pr.MinCost:
+		return sc.PlanError("plan.recheck", `re-checks the winner of min_cost, and the objective is max_load alone; leave recheck out, or write objective = ["min_cost", "max_load"]`)
+	case pr.spec.MaxFactor > 0 && !pr.MaxLoad:
+		return sc.PlanError("plan.max_factor", `bounds the max_load search, and the objective is min_cost alone; leave max_factor out, or write objective = ["min_cost", "max_load"]`)
+	case pr.spec.Precision > 0 && !pr.MaxLoad:
+		return sc.PlanError("plan.precision", `is the max_load search's precision, and the objective is min_cost alone; leave precision out, or write objective = ["min_cost", "max_load"]`)
 	}
 	return nil
 }
