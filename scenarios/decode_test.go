@@ -296,6 +296,11 @@ func TestParseSet(t *testing.T) {
 		{"x=a=b", "x", "a=b"},
 		{"x=hello world", "x", "hello world"},
 		{`x=""`, "x", ""},
+		// Magnitudes as the summary prints them, as --param takes them.
+		{"provider.sonnet.limits.itpm=2M", "provider.sonnet.limits.itpm", int64(2_000_000)},
+		{"rpm=1.5k", "rpm", int64(1500)},
+		{"x=0.0001k", "x", 0.1},
+		{`x="2M"`, "x", "2M"},
 	}
 	for _, c := range cases {
 		path, value, err := ParseSet(c.in)

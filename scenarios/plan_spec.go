@@ -270,20 +270,8 @@ func ParseKnobRange(spec string) ([]any, error) {
 	}
 	hi, by, hasStep := strings.Cut(rest, "+")
 	num := func(what, s string) (float64, error) {
-		s = strings.TrimSpace(s)
-		if v, ok := ParseNumber(s); ok {
+		if v, ok := schema.ParseNumber(s); ok {
 			return toFloat(v), nil
-		}
-		_, v, err := ParseSet("x=" + s)
-		if err == nil {
-			switch x := v.(type) {
-			case int64:
-				return float64(x), nil
-			case float64:
-				if !math.IsNaN(x) && !math.IsInf(x, 0) {
-					return x, nil
-				}
-			}
 		}
 		return 0, fmt.Errorf("range %q: %s %q is not a finite number", spec, what, s)
 	}
@@ -305,7 +293,7 @@ func ParseKnobRange(spec string) ([]any, error) {
 		}
 	}
 	if b < a {
-		return nil, fmt.Errorf("range %q is empty: end %s is below start %s", spec, FormatNumber(b), FormatNumber(a))
+		return nil, fmt.Errorf("range %q is empty: end %s is below start %s", spec, schema.FormatNumber(b), schema.FormatNumber(a))
 	}
 	if (b-a)/step >= MaxKnobValues {
 		return nil, fmt.Errorf("range %q gives more than %d values; use a coarser step", spec, MaxKnobValues)

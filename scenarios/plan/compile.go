@@ -11,6 +11,7 @@ import (
 	"github.com/headroom-sim/headroom/model"
 	"github.com/headroom-sim/headroom/report"
 	"github.com/headroom-sim/headroom/scenarios"
+	"github.com/headroom-sim/headroom/scenarios/schema"
 )
 
 // Problem is a compiled [plan]: the scenario with its command-line
@@ -247,7 +248,7 @@ func (pr *Problem) compileKnob(i int) (Knob, error) {
 				for m, key := range keys {
 					ov = append(ov, scenarios.Override{Path: key, Value: tidy(bases[m] * f)})
 				}
-				k.Labels = append(k.Labels, "×"+scenarios.FormatNumber(f))
+				k.Labels = append(k.Labels, "×"+schema.FormatNumber(f))
 			} else {
 				ov = append(ov, scenarios.Override{Path: spec.Key, Value: v})
 				k.Labels = append(k.Labels, valueLabel(v))
@@ -503,7 +504,7 @@ func number(v any) (float64, bool) {
 // strings bare, anything else as Go prints it.
 func valueLabel(v any) string {
 	if f, ok := number(v); ok {
-		return scenarios.FormatNumber(f)
+		return schema.FormatNumber(f)
 	}
 	if s, ok := v.(string); ok {
 		return s
