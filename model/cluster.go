@@ -89,7 +89,7 @@ func buildCluster(spec *ClusterSpec, idx int, nInt int) (*cluster, error) {
 		st := spec.Step
 		r := &perf.Roofline{GPU: g, Model: m, TP: spec.TensorParallel, ComputeEff: st.ComputeEff,
 			BandwidthEff: st.BandwidthEff, Overhead: float64(st.Overhead), SmoothKnee: st.Knee != "max",
-			InterconnectEff: st.InterconnectEff}
+			InterconnectEff: st.InterconnectEff, ElementwiseEff: st.ElementwiseEff}
 		if st.OverheadPerLayer != nil {
 			r.OverheadPerLayer = float64(*st.OverheadPerLayer)
 		}

