@@ -162,6 +162,7 @@ func (s *Sim) admitWaiting(c *cluster, rep *replica, budgetp *int, b *perf.Batch
 		sq := &s.seqs[id]
 		w := s.wls[r.wl]
 		shared, key, hit := 0, int64(-1), 0
+		var pe *prefixEntry // the cached prefix entry, looked up once
 		keys, kb := s.reqKeys(id)
 		if c.spec.PrefixCaching && sq.computed == 0 {
 			if keys != nil {
@@ -169,8 +170,8 @@ func (s *Sim) admitWaiting(c *cluster, rep *replica, budgetp *int, b *perf.Batch
 				shared = hit * kb / c.bs
 			} else {
 				key = prefixKey(r)
-				if e := rep.prefixes[key]; e != nil {
-					shared = int(e.blocks)
+				if pe = rep.prefixes[key]; pe != nil {
+					shared = int(pe.blocks)
 				}
 			}
 		}
@@ -206,7 +207,7 @@ func (s *Sim) admitWaiting(c *cluster, rep *replica, budgetp *int, b *perf.Batch
 		}
 		var e *prefixEntry
 		if shared > 0 && hit == 0 {
-			e = rep.prefixes[key]
+			e = pe
 			e.refs++ // pinned, so making room cannot evict it
 		}
 		if hit > 0 {
@@ -275,7 +276,12 @@ func (s *Sim) launch(c *cluster, rep *replica, b *perf.Batch) {
 		s.idle(c, rep)
 		return
 	}
-	dt := c.step.StepTime(*b)
+	var dt float64
+	if c.roof != nil {
+		dt = c.roof.StepTime(*b) // no interface call on the hot path
+	} else {
+		dt = c.step.StepTime(*b)
+	}
 	if b.Decode > 0 && !c.static {
 		c.cs.itl.AddN(dt, uint64(b.Decode))
 	}
