@@ -154,8 +154,13 @@ func (s *Sim) cutSpan(c *cluster, rep *replica) {
 	}
 	sp.m = sp.applied // the running iteration is the last
 	sp.cut = true
+	// Move the span's end event to the cut rather than leave it to be
+	// popped stale.
+	old, obj := rep.gen, int32(c.replicaBase+rep.idx)
 	rep.gen++
-	s.eng.Schedule(sp.at, evStep, int32(c.replicaBase+rep.idx), rep.gen)
+	if !s.eng.Reschedule(sp.at, evStep, obj, old, rep.gen) {
+		s.eng.Schedule(sp.at, evStep, obj, rep.gen)
+	}
 }
 
 // endSpan applies a finished span as its m iterations' ends would have.
