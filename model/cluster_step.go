@@ -7,7 +7,7 @@ func (s *Sim) sendCluster(id int32, iv int) {
 	r := &s.reqs[id]
 	w := s.wls[r.wl]
 	c := w.targets[r.tgt].clus
-	rep := c.pickReplica()
+	rep := s.pickFor(c, id)
 	if rep == nil {
 		s.reject(id, rsUnavailable, 0, iv)
 		return
@@ -69,6 +69,9 @@ func (rep *replica) popWaiting() int32 {
 func (s *Sim) startStep(c *cluster, rep *replica) {
 	if rep.failed || rep.state == repDown || rep.state == repStarting {
 		return
+	}
+	if c.isDecodePool() {
+		s.pdPump(c, rep)
 	}
 	if c.static {
 		s.startStaticStep(c, rep)
@@ -149,6 +152,13 @@ func (s *Sim) admitWaiting(c *cluster, rep *replica, budgetp *int, b *perf.Batch
 		if !ok {
 			break
 		}
+		if c.isDecodePool() {
+			if handled, stop := s.admitPrefilled(c, rep, id, &budget, b); stop {
+				break
+			} else if handled {
+				continue
+			}
+		}
 		if s.reqs[id].orphan {
 			// Its client went away while it waited: the engine aborts it.
 			rep.popWaiting()
@@ -161,7 +171,7 @@ func (s *Sim) admitWaiting(c *cluster, rep *replica, budgetp *int, b *perf.Batch
 		r := &s.reqs[id]
 		sq := &s.seqs[id]
 		w := s.wls[r.wl]
-		shared, key, hit := 0, int64(-1), 0
+		shared, key, hit, fromCPU := 0, int64(-1), 0, false
 		var pe *prefixEntry // the cached prefix entry, looked up once
 		keys, kb := s.reqKeys(id)
 		if c.spec.PrefixCaching && sq.computed == 0 {
@@ -172,6 +182,11 @@ func (s *Sim) admitWaiting(c *cluster, rep *replica, budgetp *int, b *perf.Batch
 				key = prefixKey(r)
 				if pe = rep.prefixes[key]; pe != nil {
 					shared = int(pe.blocks)
+				} else if rep.tier != nil {
+					shared = s.tierFetch(c, rep, key)
+					if fromCPU = shared > 0; fromCPU {
+						pe = rep.prefixes[key] // brought back from the CPU tier
+					}
 				}
 			}
 		}
@@ -250,6 +265,7 @@ func (s *Sim) admitWaiting(c *cluster, rep *replica, budgetp *int, b *perf.Batch
 			sq.started = true
 			sq.cached = int32(computed)
 			r.admitted = now
+			c.countPrefix(s, id, computed, fromCPU)
 		}
 		r.state = stService
 		rep.running = append(rep.running, id)
@@ -282,6 +298,7 @@ func (s *Sim) launch(c *cluster, rep *replica, b *perf.Batch) {
 	} else {
 		dt = c.step.StepTime(*b)
 	}
+	dt += rep.takeExtra()
 	if b.Decode > 0 && !c.static {
 		c.cs.itl.AddN(dt, uint64(b.Decode))
 	}
@@ -339,6 +356,7 @@ func (s *Sim) evictPrefixes(rep *replica, need int) bool {
 			return false
 		}
 		rep.free += int(victim.blocks)
+		rep.offload(victim)
 		delete(rep.prefixes, victim.key)
 	}
 	return true
@@ -419,7 +437,7 @@ func (s *Sim) refEnd(c *cluster, rep *replica) {
 			sq.generated++
 			sq.decoding = false
 		}
-		if sq.generated >= r.output {
+		if sq.generated >= c.lastToken(r) {
 			rep.running = append(rep.running[:i], rep.running[i+1:]...)
 			s.cacheOutput(c, rep, id)
 			s.releaseKV(rep, id)
@@ -472,6 +490,10 @@ func (s *Sim) registerPrefix(c *cluster, rep *replica, id int32) {
 // priced by the hour, not per token, so the tally carries no cost here.
 func (s *Sim) completeCluster(c *cluster, id int32) {
 	r := &s.reqs[id]
+	if c.pd != nil && c.pd.prefill && r.output > 1 {
+		s.pdHandoff(c, id) // to the decode pool
+		return
+	}
 	var t tokenTally
 	cached := int64(s.seqs[id].cached)
 	t.input, t.uncached, t.read, t.output = int64(r.input), int64(r.input)-cached, cached, int64(r.output)

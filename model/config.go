@@ -173,6 +173,9 @@ func (c *Config) validate() error {
 		if err := c.checkGatewayWorkload(w, at); err != nil {
 			return err
 		}
+		if err := checkTraceBlocks(w, at, clusters, routes); err != nil {
+			return err
+		}
 		if rt := routes[w.Route]; rt != nil {
 			if w.Lane == LaneBatch {
 				return &workloads.FieldError{Key: at + ".lane", Msg: "the batch lane needs a provider as the route, not a route"}
@@ -311,3 +314,58 @@ func ClockString(start, t float64) string {
 }
 
 func sortedNames(n []string) []string { return slices.Sorted(slices.Values(n)) }
+
+// checkTraceBlocks checks that a trace workload's prefix blocks cover
+// whole KV blocks of every prefix-caching cluster it can reach, directly
+// or through a route.
+func checkTraceBlocks(w *WorkloadSpec, at string, clusters map[string]*ClusterSpec, routes map[string]*RouteSpec) error {
+	if !w.Demand.IsTrace() {
+		return nil
+	}
+	var reach []*ClusterSpec
+	if cl := clusters[w.Route]; cl != nil {
+		reach = append(reach, cl)
+	}
+	if rt := routes[w.Route]; rt != nil {
+		for _, full := range rt.Targets {
+			if n, _ := splitTarget(full); clusters[n] != nil {
+				reach = append(reach, clusters[n])
+			}
+		}
+	}
+	block := 0
+	for _, cl := range reach {
+		if !cl.PrefixCaching {
+			continue
+		}
+		if block == 0 {
+			b, err := w.Demand.Trace.BlockTokens()
+			if err != nil {
+				return &workloads.FieldError{Key: at + ".demand.trace.file", Msg: err.Error()}
+			}
+			block = b
+		}
+		bs := cl.KV.BlockSize
+		if bs <= 0 {
+			bs = defaultKVBlock
+		}
+		if block%bs != 0 {
+			g := gcd(block, bs)
+			if w.Demand.Trace.BlockSize == 0 {
+				return &workloads.FieldError{Key: at + ".demand.trace.block_size", Msg: fmt.Sprintf("the trace's prefix blocks are %d tokens (the format's), which is not a multiple of cluster %q's kv.block_size %d; prefix reuse is counted in whole KV blocks, so give the cluster a kv.block_size that divides %d (e.g. %d)", block, cl.Name, bs, block, g)}
+			}
+			return &workloads.FieldError{Key: at + ".demand.trace.block_size", Msg: fmt.Sprintf("is %d tokens, which is not a multiple of cluster %q's kv.block_size %d; prefix reuse is counted in whole KV blocks, so make it a multiple (e.g. block_size = %d) or give the cluster a kv.block_size that divides it (e.g. %d)", block, cl.Name, bs, (block/bs+1)*bs, g)}
+		}
+	}
+	return nil
+}
+
+// defaultKVBlock is kv.block_size before ApplyDefaults has set it.
+const defaultKVBlock = 16
+
+func gcd(a, b int) int {
+	for b != 0 {
+		a, b = b, a%b
+	}
+	return a
+}

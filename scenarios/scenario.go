@@ -40,8 +40,9 @@ type Scenario struct {
 	file    string
 	src     []byte
 	ix      *LineIndex
-	tree    map[string]any // the file, parsed once; overrides apply to copies
-	configs []model.Config // the base and each variant, built and validated by Load
+	tree    map[string]any        // the file, parsed once; overrides apply to copies
+	configs []model.Config        // the base and each variant, built and validated by Load
+	traces  *workloads.TraceCache // parsed trace datasets, shared by every configuration
 }
 
 // Variant is a named set of overrides of the base scenario, addressed by key
@@ -79,7 +80,7 @@ func Load(r io.Reader, name string) (*Scenario, error) {
 	if line, msg := checkDepth(src); line > 0 {
 		return nil, &Error{File: name, Line: line, Msg: "invalid TOML: " + msg}
 	}
-	s := &Scenario{file: name, src: src, ix: IndexLines(src)}
+	s := &Scenario{file: name, src: src, ix: IndexLines(src), traces: workloads.NewTraceCache()}
 	if _, err := toml.Decode(string(src), &s.tree); err != nil {
 		var pe toml.ParseError
 		if errors.As(err, &pe) {
@@ -214,7 +215,7 @@ func (s *Scenario) derive(variant string, edits []edit) (model.Config, *Scenario
 		}
 		tree, e.canon = t, canon
 	}
-	d := &Scenario{file: s.file, src: s.src, ix: s.ix, tree: tree}
+	d := &Scenario{file: s.file, src: s.src, ix: s.ix, tree: tree, traces: s.traces}
 	if errs := schema.Decode(tree, d); len(errs) > 0 {
 		var es Errors
 		for _, fe := range errs {
@@ -322,7 +323,8 @@ func (s *Scenario) config(variant string) model.Config {
 }
 
 // resolveTraces makes trace files relative to the scenario file's folder
-// (an embedded example's, to the working directory).
+// (an embedded example's, to the working directory), and gives them the
+// scenario's cache of parsed datasets.
 func (s *Scenario) resolveTraces() {
 	dir := ""
 	if !strings.HasPrefix(s.file, "example:") {
@@ -330,7 +332,7 @@ func (s *Scenario) resolveTraces() {
 	}
 	for i := range s.Workloads {
 		if t := s.Workloads[i].Demand.Trace; t != nil {
-			t.Dir = dir
+			t.Dir, t.Cache = dir, s.traces
 		}
 	}
 }

@@ -12,7 +12,7 @@ import (
 // that read it skip when it is absent.
 var sharedData = filepath.Join("..", "..", "shared", "data")
 
-func sharedFile(t *testing.T, name string) string {
+func sharedFile(t testing.TB, name string) string {
 	t.Helper()
 	p := filepath.Join(sharedData, name)
 	if _, err := os.Stat(p); errors.Is(err, os.ErrNotExist) {

@@ -9,9 +9,12 @@ import (
 	"math"
 	"math/rand/v2"
 	"os"
+	"path/filepath"
 	"sort"
 	"strconv"
 	"strings"
+	"sync"
+	"time"
 
 	"gonum.org/v1/gonum/stat/distuv"
 )
@@ -170,10 +173,56 @@ func openServeGenSource(spec *TraceSpec, path string, r *rand.Rand) (*serveGenSo
 	if ds == "" {
 		return nil, &TraceError{File: path, Msg: "a ServeGen trace needs its dataset: name it in dataset = \"chunk-N-dataset.json\" (the default is the trace's name with -trace.csv replaced by -dataset.json)"}
 	}
-	if s.tokens, err = readServeGenDataset(ds); err != nil {
+	if s.tokens, err = spec.Cache.dataset(ds); err != nil {
 		return nil, err
 	}
 	return s, nil
+}
+
+// TraceCache keeps what is worth parsing once per process: a ServeGen
+// chunk's dataset JSON (its token distributions, about 50 ms for the
+// public 1.4 MB chunk), which every validation, build and replay of a
+// variant, sweep point or replication would otherwise read again. A
+// scenario owns one and hands it to its trace specs; a nil cache reads
+// every time. A file whose size or modification time changed since it was
+// read is read again. It is safe for concurrent use.
+type TraceCache struct {
+	mu       sync.Mutex
+	datasets map[string]datasetEntry
+}
+
+// datasetEntry is one parsed dataset and the file it was read from.
+type datasetEntry struct {
+	size   int64
+	mod    time.Time
+	tokens []sgTokens // read only once stored
+}
+
+// NewTraceCache returns an empty cache.
+func NewTraceCache() *TraceCache { return &TraceCache{datasets: map[string]datasetEntry{}} }
+
+// dataset reads a ServeGen dataset, from the cache when the file is
+// unchanged. Errors are not kept: a bad file is reported every time.
+func (c *TraceCache) dataset(path string) ([]sgTokens, error) {
+	if c == nil {
+		return readServeGenDataset(path)
+	}
+	fi, err := os.Stat(path)
+	if err != nil {
+		return readServeGenDataset(path) // reports the error as a reader would
+	}
+	key, _ := filepath.Abs(path)
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if e, ok := c.datasets[key]; ok && e.size == fi.Size() && e.mod.Equal(fi.ModTime()) {
+		return e.tokens, nil
+	}
+	tokens, err := readServeGenDataset(path)
+	if err != nil {
+		return nil, err
+	}
+	c.datasets[key] = datasetEntry{size: fi.Size(), mod: fi.ModTime(), tokens: tokens}
+	return tokens, nil
 }
 
 // readServeGenDataset reads the token distributions of a ServeGen chunk.

@@ -118,6 +118,10 @@ type TraceSpec struct {
 	// Dir is the directory a relative File is read from (the scenario
 	// file's); set by the scenario loader, not in TOML.
 	Dir string `toml:"-"`
+	// Cache keeps parsed ServeGen datasets across the validations, builds
+	// and replays of one scenario (nil: parse every time); set by the
+	// scenario loader, not in TOML.
+	Cache *TraceCache `toml:"-"`
 }
 
 // TraceColumns names the fields of a csv or jsonl trace. Time, Input and
@@ -349,6 +353,28 @@ func (t *TraceSpec) Probe() error {
 		return err
 	}
 	return nil
+}
+
+// BlockTokens is the number of prompt tokens each prefix block of the
+// trace's records covers: BlockSize, else the format's default (Mooncake
+// 512, else 64), the format detected from the file when the spec does not
+// name it.
+func (t *TraceSpec) BlockTokens() (int, error) {
+	if t.BlockSize > 0 {
+		return t.BlockSize, nil
+	}
+	format := t.Format
+	if format == "" {
+		f, err := DetectTraceFormat(t.Path())
+		if err != nil {
+			return 0, err
+		}
+		format = f
+	}
+	if format == FormatMooncake {
+		return mooncakeBlock, nil
+	}
+	return defaultSynthBlock, nil
 }
 
 // ParseTraceColumns reads a column mapping written as
