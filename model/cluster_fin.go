@@ -9,8 +9,10 @@ import "math/bits"
 // the non-empty ones; entries beyond the horizon wait in a heap. Entries
 // of one iteration come out in no particular order (fastEnd sorts the
 // finishers by admission), and stale ones (see finEntry.stamp) are the
-// caller's to skip. Written by hand: no library offers a calendar queue,
-// and this one allocates only when a replica's horizon or pool grows.
+// caller's to skip. The horizon grows with the outputs seen up to 1,024
+// iterations (4 KB a replica); longer outputs finish through the heap.
+// Written by hand: no library offers a calendar queue, and this one
+// allocates only when a replica's horizon or pool grows.
 type finQueue struct {
 	head []int32 // per bucket: its first entry in pool, or -1; a power of two long
 	bits []uint64
@@ -24,7 +26,7 @@ type finQueue struct {
 
 const (
 	finMinHorizon = 64
-	finMaxHorizon = 4096
+	finMaxHorizon = 1024
 )
 
 // len is the number of entries, stale ones included.
