@@ -238,8 +238,9 @@ func (s *Sim) pdTransfer(c *cluster, drep *replica, id int32) {
 	now := s.eng.Now()
 	nb := d.decodeBlocks(r)
 	if drep.span.on {
-		// A span was planned on the blocks free at its start: the next
-		// iteration must be planned again, as the reference would.
+		// A span planned its iterations' blocks on the free blocks it
+		// saw; with fewer, the next iteration must be planned (and may
+		// preempt) as one event per iteration would.
 		s.cutSpan(d, drep)
 	}
 	drep.free -= nb
