@@ -2,7 +2,7 @@
 GO        ?= go
 BIN       ?= bin/headroom
 OUT       ?= out
-FUZZTIME  ?= 30s
+FUZZTIME  ?= 3m
 VERSION   ?= $(shell git describe --tags --always --dirty 2>/dev/null || echo dev)
 LDFLAGS   := -X main.version=$(VERSION)
 # The ECharts runtime inlined into HTML reports (see report/htmlreport/assets).
@@ -60,10 +60,9 @@ perf: build
 ## fuzz: run each fuzz target for FUZZTIME
 fuzz:
 	$(GO) test -run '^$$' -fuzz '^FuzzLoad$$' -fuzztime $(FUZZTIME) ./scenarios/
-	$(GO) test -run '^$$' -fuzz '^FuzzDecodeStrict$$' -fuzztime $(FUZZTIME) ./scenarios/
 	$(GO) test -run '^$$' -fuzz '^FuzzIndex$$' -fuzztime $(FUZZTIME) ./scenarios/
-	$(GO) test -run '^$$' -fuzz '^FuzzSet$$' -fuzztime $(FUZZTIME) ./scenarios/
 	$(GO) test -run '^$$' -fuzz '^FuzzMergePart$$' -fuzztime $(FUZZTIME) ./report/shard/
+	$(GO) test -run '^$$' -fuzz '^FuzzSimulate$$' -fuzztime $(FUZZTIME) ./model/
 	$(GO) test -run '^$$' -fuzz '^FuzzDecode$$' -fuzztime $(FUZZTIME) ./model/serve/
 
 ## lint: formatting and vet
