@@ -10,13 +10,22 @@ ECHARTS_VERSION := 5.6.0
 ECHARTS_SHA256  := bf4a223524e40b77c304bec67e1222cf551f14880cf42c69dc046558e11c07b1
 ASSETS_DIR      := report/htmlreport/assets
 
-.PHONY: all build run test test-short test-browser bench perf fuzz lint compare-simpy clean assets browser
+.PHONY: all build run test test-short test-browser bench perf fuzz lint compare-simpy clean assets browser node-sdks
 
 all: lint test build
 
 ## assets: fetch the pinned ECharts runtime for HTML reports (no-op when present; warns and goes on without npm)
 assets:
 	@bash scripts/fetch-echarts.sh $(ECHARTS_VERSION) $(ECHARTS_SHA256) $(ASSETS_DIR)
+
+## node-sdks: install the official Node SDKs (openai, @anthropic-ai/sdk, pinned in model/serve/testdata/node) that serve's Node test drives (no-op when present; warns and goes on without node or npm, and the test skips)
+NODE_SDK_DIR := model/serve/testdata/node
+node-sdks:
+	@if [ -f $(NODE_SDK_DIR)/node_modules/openai/package.json ] && [ -f $(NODE_SDK_DIR)/node_modules/@anthropic-ai/sdk/package.json ]; then :; \
+	elif command -v node >/dev/null && command -v npm >/dev/null; then \
+		(cd $(NODE_SDK_DIR) && timeout 300 npm ci --no-audit --no-fund --loglevel=error >/dev/null) || \
+		echo "node-sdks: npm ci failed; the Node SDK test will skip" >&2; \
+	else echo "node-sdks: node or npm absent; the Node SDK test will skip" >&2; fi
 
 ## browser: install Debian's chromium for the HTML report's browser test (skipped when /usr/bin/chromium exists)
 browser:
@@ -35,7 +44,7 @@ run: build
 	$(BIN) run --json $(OUT)/morning-peak.json --csv $(OUT)/morning-peak
 
 ## test: vet and run every test (what CI runs); the browser test's pages and screenshots go to out/screenshots
-test: assets
+test: assets node-sdks
 	$(GO) vet ./...
 	rm -rf $(OUT)/screenshots
 	HEADROOM_SCREENSHOTS=$(CURDIR)/$(OUT)/screenshots $(GO) test -count=1 ./...
@@ -61,9 +70,18 @@ perf: build
 fuzz:
 	$(GO) test -run '^$$' -fuzz '^FuzzLoad$$' -fuzztime $(FUZZTIME) ./scenarios/
 	$(GO) test -run '^$$' -fuzz '^FuzzIndex$$' -fuzztime $(FUZZTIME) ./scenarios/
+	$(GO) test -run '^$$' -fuzz '^FuzzOverride$$' -fuzztime $(FUZZTIME) ./scenarios/
 	$(GO) test -run '^$$' -fuzz '^FuzzMergePart$$' -fuzztime $(FUZZTIME) ./report/shard/
 	$(GO) test -run '^$$' -fuzz '^FuzzSimulate$$' -fuzztime $(FUZZTIME) ./model/
 	$(GO) test -run '^$$' -fuzz '^FuzzDecode$$' -fuzztime $(FUZZTIME) ./model/serve/
+	$(GO) test -run '^$$' -fuzz '^FuzzAzureTrace$$' -fuzztime $(FUZZTIME) ./workloads/
+	$(GO) test -run '^$$' -fuzz '^FuzzMooncakeTrace$$' -fuzztime $(FUZZTIME) ./workloads/
+	$(GO) test -run '^$$' -fuzz '^FuzzGenericCSVTrace$$' -fuzztime $(FUZZTIME) ./workloads/
+	$(GO) test -run '^$$' -fuzz '^FuzzGenericJSONLTrace$$' -fuzztime $(FUZZTIME) ./workloads/
+	$(GO) test -run '^$$' -fuzz '^FuzzServeGenTrace$$' -fuzztime $(FUZZTIME) ./workloads/
+	$(GO) test -run '^$$' -fuzz '^FuzzServeGenPMF$$' -fuzztime $(FUZZTIME) ./workloads/
+	$(GO) test -run '^$$' -fuzz '^FuzzParseDatetime$$' -fuzztime $(FUZZTIME) ./workloads/
+	$(GO) test -run '^$$' -fuzz '^FuzzLoadTestParse$$' -fuzztime $(FUZZTIME) ./model/loadtest/
 
 ## lint: formatting and vet
 lint:

@@ -8,6 +8,10 @@ import "math"
 // are made one by one as slots free, so a job of 10M requests
 // behind 16 slots holds 16 requests, not 10M.
 func (s *Sim) arrive(w *workload) {
+	if w.trace != nil {
+		s.arriveTrace(w)
+		return
+	}
 	now := s.eng.Now()
 	if w.job {
 		n := w.spec.Demand.Count
@@ -64,15 +68,21 @@ func (s *Sim) issue(w *workload, arrival float64) int32 {
 	r := &s.reqs[id]
 	gen := r.gen + 1
 	var in, out, prefix int
-	if w.fixedTok {
+	switch {
+	case w.trace != nil:
+		in, out = w.traceTokens()
+	case w.fixedTok:
 		in, out = w.fixIn, w.fixOut
-	} else {
+	default:
 		in, out, prefix = w.tok.Sample(w.rngTok)
 	}
 	*r = request{gen: gen, wl: int32(w.idx), batch: w.batch, input: int32(in), output: int32(out), prefix: int32(prefix),
 		maxTok: int32(w.maxTok), arrival: arrival, lastRsn: -1}
 	if int(r.output) > w.maxTok {
 		r.output = int32(w.maxTok)
+	}
+	if w.trace != nil {
+		s.attachKeys(id, w)
 	}
 	if w.rngRep != nil {
 		if w.zipf != nil {

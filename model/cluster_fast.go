@@ -97,12 +97,7 @@ func mod(a, m int64) int64 {
 func (c *cluster) paged() bool { return c.spec.KV.Allocation != "contiguous" }
 
 // sharedBlocks is the number of prefix-cache blocks a sequence uses.
-func (rep *replica) sharedBlocks(sq *seqState) int {
-	if sq.prefix >= 0 {
-		return int(sq.shared)
-	}
-	return 0
-}
+func (rep *replica) sharedBlocks(sq *seqState) int { return int(sq.shared) }
 
 // joinDecode moves a sequence that has its whole prompt computed (and
 // generated < output) into the decoding aggregate, between iterations.
@@ -204,6 +199,7 @@ func (s *Sim) fastStart(c *cluster, rep *replica, budget *int, b *perf.Batch) bo
 			sq.blocks += int32(n)
 		}
 		sq.chunk = int32(ch)
+		s.cachePrompt(c, rep, id)
 		*budget -= ch
 		b.Prefill += ch
 		b.PrefillSeqs++
@@ -238,7 +234,7 @@ func (s *Sim) fastEnd(c *cluster, rep *replica) {
 		}
 		sq.generated++
 		s.registerPrefix(c, rep, id)
-		if sq.generated >= r.output {
+		if sq.generated >= c.lastToken(r) {
 			fin = append(fin, id)
 		} else {
 			join = append(join, id)
@@ -266,7 +262,8 @@ func (s *Sim) fastEnd(c *cluster, rep *replica) {
 			s.leaveDecode(c, rep, id)
 		}
 		s.removeRunning(rep, id)
-		s.releaseKV(rep, sq)
+		s.cacheOutput(c, rep, id)
+		s.releaseKV(rep, id)
 		s.completeCluster(c, id)
 	}
 	for _, id := range join {

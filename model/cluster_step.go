@@ -7,7 +7,7 @@ func (s *Sim) sendCluster(id int32, iv int) {
 	r := &s.reqs[id]
 	w := s.wls[r.wl]
 	c := w.targets[r.tgt].clus
-	rep := c.pickReplica()
+	rep := s.pickFor(c, id)
 	if rep == nil {
 		s.reject(id, rsUnavailable, 0, iv)
 		return
@@ -70,6 +70,9 @@ func (s *Sim) startStep(c *cluster, rep *replica) {
 	if rep.failed || rep.state == repDown || rep.state == repStarting {
 		return
 	}
+	if c.isDecodePool() {
+		s.pdPump(c, rep)
+	}
 	if c.static {
 		s.startStaticStep(c, rep)
 		return
@@ -112,6 +115,7 @@ func (s *Sim) refRunning(c *cluster, rep *replica, budgetp *int, b *perf.Batch) 
 				continue
 			}
 			sq.chunk = int32(ch)
+			s.cachePrompt(c, rep, id)
 			budget -= ch
 			b.Prefill += ch
 			b.PrefillSeqs++
@@ -148,6 +152,13 @@ func (s *Sim) admitWaiting(c *cluster, rep *replica, budgetp *int, b *perf.Batch
 		if !ok {
 			break
 		}
+		if c.isDecodePool() {
+			if handled, stop := s.admitPrefilled(c, rep, id, &budget, b); stop {
+				break
+			} else if handled {
+				continue
+			}
+		}
 		if s.reqs[id].orphan {
 			// Its client went away while it waited: the engine aborts it.
 			rep.popWaiting()
@@ -160,11 +171,20 @@ func (s *Sim) admitWaiting(c *cluster, rep *replica, budgetp *int, b *perf.Batch
 		r := &s.reqs[id]
 		sq := &s.seqs[id]
 		w := s.wls[r.wl]
-		shared, key := 0, int64(-1)
+		shared, key, hit, fromCPU := 0, int64(-1), 0, false
+		keys, kb := s.reqKeys(id)
 		if c.spec.PrefixCaching && sq.computed == 0 {
-			key = prefixKey(r)
-			if e := rep.prefixes[key]; e != nil {
-				shared = int(e.blocks)
+			if keys != nil {
+				hit = rep.blockHits(keys, kb, int(r.input))
+				shared = hit * kb / c.bs
+			} else {
+				key = prefixKey(r)
+				if e := rep.prefixes[key]; e != nil {
+					shared = int(e.blocks)
+				} else if rep.tier != nil {
+					shared = s.tierFetch(c, rep, key)
+					fromCPU = shared > 0
+				}
 			}
 		}
 		computed := min(shared*c.bs, int(sq.target)-1)
@@ -198,9 +218,12 @@ func (s *Sim) admitWaiting(c *cluster, rep *replica, budgetp *int, b *perf.Batch
 			}
 		}
 		var e *prefixEntry
-		if shared > 0 {
+		if shared > 0 && hit == 0 {
 			e = rep.prefixes[key]
 			e.refs++ // pinned, so making room cannot evict it
+		}
+		if hit > 0 {
+			rep.pinKeys(keys[:hit])
 		}
 		keep := need + c.watermark // a new admission leaves the watermark free
 		if c.noEvict {
@@ -209,6 +232,9 @@ func (s *Sim) admitWaiting(c *cluster, rep *replica, budgetp *int, b *perf.Batch
 		if keep > rep.free && !s.evictPrefixes(rep, keep) {
 			if e != nil {
 				e.refs--
+			}
+			if hit > 0 {
+				rep.unpinKeys(keys[:hit])
 			}
 			break
 		}
@@ -228,11 +254,15 @@ func (s *Sim) admitWaiting(c *cluster, rep *replica, budgetp *int, b *perf.Batch
 			e.lastUse = now
 			sq.prefix, sq.shared = int32(key), e.blocks
 		}
+		if hit > 0 {
+			sq.shared, sq.nref = int32(shared), int32(hit)
+		}
 		sq.computed = int32(computed)
 		if !sq.started {
 			sq.started = true
 			sq.cached = int32(computed)
 			r.admitted = now
+			c.countPrefix(s, id, computed, fromCPU)
 		}
 		r.state = stService
 		rep.running = append(rep.running, id)
@@ -242,6 +272,7 @@ func (s *Sim) admitWaiting(c *cluster, rep *replica, budgetp *int, b *perf.Batch
 			rep.prefilling = append(rep.prefilling, id)
 		}
 		sq.chunk = int32(ch)
+		s.cachePrompt(c, rep, id)
 		budget -= ch
 		b.Prefill += ch
 		b.PrefillSeqs++
@@ -258,7 +289,7 @@ func (s *Sim) launch(c *cluster, rep *replica, b *perf.Batch) {
 		s.idle(c, rep)
 		return
 	}
-	dt := c.step.StepTime(*b)
+	dt := c.step.StepTime(*b) + rep.takeExtra()
 	if b.Decode > 0 && !c.static {
 		c.cs.itl.AddN(dt, uint64(b.Decode))
 	}
@@ -277,10 +308,7 @@ func (s *Sim) launch(c *cluster, rep *replica, b *perf.Batch) {
 // sequence itself.
 func (s *Sim) ensureBlocks(c *cluster, rep *replica, id int32, pos, tokens int) bool {
 	sq := &s.seqs[id]
-	shared := 0
-	if sq.prefix >= 0 {
-		shared = int(sq.shared)
-	}
+	shared := int(sq.shared)
 	need := blocksFor(tokens, c.bs) - shared - int(sq.blocks)
 	if need <= 0 {
 		return true
@@ -306,6 +334,9 @@ func (s *Sim) ensureBlocks(c *cluster, rep *replica, id int32, pos, tokens int) 
 // recently used first, until need blocks are free. It reports success.
 func (s *Sim) evictPrefixes(rep *replica, need int) bool {
 	for need > rep.free {
+		if rep.evictBlock() {
+			continue
+		}
 		var victim *prefixEntry
 		for _, e := range rep.prefixes {
 			if e.refs == 0 && (victim == nil || e.lastUse < victim.lastUse || e.lastUse == victim.lastUse && e.key < victim.key) {
@@ -316,6 +347,7 @@ func (s *Sim) evictPrefixes(rep *replica, need int) bool {
 			return false
 		}
 		rep.free += int(victim.blocks)
+		rep.offload(victim)
 		delete(rep.prefixes, victim.key)
 	}
 	return true
@@ -329,7 +361,7 @@ func (s *Sim) preempt(c *cluster, rep *replica, pos int) {
 	id := rep.running[pos]
 	rep.running = append(rep.running[:pos], rep.running[pos+1:]...)
 	sq := &s.seqs[id]
-	s.releaseKV(rep, sq)
+	s.releaseKV(rep, id)
 	sq.target = s.reqs[id].input + sq.generated
 	sq.computed, sq.chunk, sq.decoding = 0, 0, false
 	s.reqs[id].state = stBackendQueue
@@ -341,11 +373,13 @@ func (s *Sim) preempt(c *cluster, rep *replica, pos int) {
 	rep.preempted = true
 }
 
-func (s *Sim) releaseKV(rep *replica, sq *seqState) {
+func (s *Sim) releaseKV(rep *replica, id int32) {
+	sq := &s.seqs[id]
 	rep.free += int(sq.blocks)
 	sq.blocks = 0
 	rep.committed -= int(sq.reserve)
 	sq.reserve = 0
+	s.releaseBlocks(rep, id)
 	if sq.prefix >= 0 {
 		if e := rep.prefixes[int64(sq.prefix)]; e != nil {
 			e.refs--
@@ -394,9 +428,10 @@ func (s *Sim) refEnd(c *cluster, rep *replica) {
 			sq.generated++
 			sq.decoding = false
 		}
-		if sq.generated >= r.output {
+		if sq.generated >= c.lastToken(r) {
 			rep.running = append(rep.running[:i], rep.running[i+1:]...)
-			s.releaseKV(rep, sq)
+			s.cacheOutput(c, rep, id)
+			s.releaseKV(rep, id)
 			s.completeCluster(c, id)
 			continue
 		}
@@ -446,6 +481,10 @@ func (s *Sim) registerPrefix(c *cluster, rep *replica, id int32) {
 // priced by the hour, not per token, so the tally carries no cost here.
 func (s *Sim) completeCluster(c *cluster, id int32) {
 	r := &s.reqs[id]
+	if c.pd != nil && c.pd.prefill && r.output > 1 {
+		s.pdHandoff(c, id) // to the decode pool
+		return
+	}
 	var t tokenTally
 	cached := int64(s.seqs[id].cached)
 	t.input, t.uncached, t.read, t.output = int64(r.input), int64(r.input)-cached, cached, int64(r.output)

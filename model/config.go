@@ -6,6 +6,7 @@ import (
 	"math/rand/v2"
 	"slices"
 
+	"github.com/headroom-sim/headroom/scenarios/schema"
 	"github.com/headroom-sim/headroom/sim"
 	"github.com/headroom-sim/headroom/workloads"
 )
@@ -130,12 +131,12 @@ func (c *Config) validate() error {
 					found = found || k.Name == key
 				}
 				if !found {
-					return &workloads.FieldError{Key: fmt.Sprintf("%s.targets[%d]", at, j), Msg: fmt.Sprintf("provider %q has no key named %q; have: %s", tn, key, listNames(keys))}
+					return &workloads.FieldError{Key: fmt.Sprintf("%s.targets[%d]", at, j), Msg: fmt.Sprintf("provider %q has no key named %q; have: %s%s", tn, key, listNames(keys), schema.DidYouMean(key, keys))}
 				}
 				continue
 			}
 			if provs[tn] == nil && clusters[tn] == nil {
-				msg := fmt.Sprintf("no provider or cluster named %q; have: %s", tn, listNames(names))
+				msg := fmt.Sprintf("no provider or cluster named %q; have: %s%s", tn, listNames(names), schema.DidYouMean(tn, names))
 				for _, other := range c.Routes {
 					if other.Name == tn {
 						msg = fmt.Sprintf("%q is a route: a route's targets must be providers or clusters (routes do not nest, so chains cannot loop)", tn)
@@ -171,6 +172,9 @@ func (c *Config) validate() error {
 		}
 		seen[w.Name] = true
 		if err := c.checkGatewayWorkload(w, at); err != nil {
+			return err
+		}
+		if err := checkTraceBlocks(w, at, clusters, routes); err != nil {
 			return err
 		}
 		if rt := routes[w.Route]; rt != nil {
@@ -216,7 +220,7 @@ func (c *Config) validate() error {
 			for n := range routes {
 				names = append(names, n)
 			}
-			return &workloads.FieldError{Key: at + ".route", Msg: fmt.Sprintf("no provider, cluster or route named %q; have: %s", w.Route, listNames(sortedNames(names)))}
+			return &workloads.FieldError{Key: at + ".route", Msg: fmt.Sprintf("no provider, cluster or route named %q; have: %s%s", w.Route, listNames(sortedNames(names)), schema.DidYouMean(w.Route, names))}
 		}
 		if w.Key != "" {
 			var keys []string
@@ -226,7 +230,10 @@ func (c *Config) validate() error {
 				found = found || k.Name == w.Key
 			}
 			if !found {
-				return &workloads.FieldError{Key: at + ".key", Msg: fmt.Sprintf("provider %q has no key named %q; have: %s", p.Name, w.Key, listNames(keys))}
+				return &workloads.FieldError{Key: at + ".key", Msg: fmt.Sprintf("provider %q has no key named %q; have: %s%s", p.Name, w.Key, listNames(keys), schema.DidYouMean(w.Key, keys))}
+			}
+			if w.Lane == LaneBatch {
+				return &workloads.FieldError{Key: at + ".key", Msg: "the batch lane skips the rate limits, so a key's limits would not apply; remove key or use the sync lane"}
 			}
 		}
 		if w.Demand.Closed() && w.Demand.Think.MeanValue() == 0 {
@@ -284,7 +291,7 @@ func (c *Config) checkGatewayWorkload(w *WorkloadSpec, at string) error {
 		for _, t := range g.Tenants {
 			names = append(names, t.Name)
 		}
-		return &workloads.FieldError{Key: at + ".tenant", Msg: fmt.Sprintf("with a gateway every workload names one of its tenants; no tenant %q, have: %s", w.Tenant, listNames(names))}
+		return &workloads.FieldError{Key: at + ".tenant", Msg: fmt.Sprintf("with a gateway every workload names one of its tenants; no tenant %q, have: %s%s", w.Tenant, listNames(names), schema.DidYouMean(w.Tenant, names))}
 	}
 	if w.GatewayKey != "" {
 		var keys []string
@@ -294,7 +301,7 @@ func (c *Config) checkGatewayWorkload(w *WorkloadSpec, at string) error {
 			}
 			keys = append(keys, k.Name)
 		}
-		return &workloads.FieldError{Key: at + ".gateway_key", Msg: fmt.Sprintf("tenant %q has no key %q; have: %s", t.Name, w.GatewayKey, listNames(keys))}
+		return &workloads.FieldError{Key: at + ".gateway_key", Msg: fmt.Sprintf("tenant %q has no key %q; have: %s%s", t.Name, w.GatewayKey, listNames(keys), schema.DidYouMean(w.GatewayKey, keys))}
 	}
 	return nil
 }
@@ -311,3 +318,58 @@ func ClockString(start, t float64) string {
 }
 
 func sortedNames(n []string) []string { return slices.Sorted(slices.Values(n)) }
+
+// checkTraceBlocks checks that a trace workload's prefix blocks cover
+// whole KV blocks of every prefix-caching cluster it can reach, directly
+// or through a route.
+func checkTraceBlocks(w *WorkloadSpec, at string, clusters map[string]*ClusterSpec, routes map[string]*RouteSpec) error {
+	if !w.Demand.IsTrace() {
+		return nil
+	}
+	var reach []*ClusterSpec
+	if cl := clusters[w.Route]; cl != nil {
+		reach = append(reach, cl)
+	}
+	if rt := routes[w.Route]; rt != nil {
+		for _, full := range rt.Targets {
+			if n, _ := splitTarget(full); clusters[n] != nil {
+				reach = append(reach, clusters[n])
+			}
+		}
+	}
+	block := 0
+	for _, cl := range reach {
+		if !cl.PrefixCaching {
+			continue
+		}
+		if block == 0 {
+			b, err := w.Demand.Trace.BlockTokens()
+			if err != nil {
+				return &workloads.FieldError{Key: at + ".demand.trace.file", Msg: err.Error()}
+			}
+			block = b
+		}
+		bs := cl.KV.BlockSize
+		if bs <= 0 {
+			bs = defaultKVBlock
+		}
+		if block%bs != 0 {
+			g := gcd(block, bs)
+			if w.Demand.Trace.BlockSize == 0 {
+				return &workloads.FieldError{Key: at + ".demand.trace.block_size", Msg: fmt.Sprintf("the trace's prefix blocks are %d tokens (the format's), which is not a multiple of cluster %q's kv.block_size %d; prefix reuse is counted in whole KV blocks, so give the cluster a kv.block_size that divides %d (e.g. %d)", block, cl.Name, bs, block, g)}
+			}
+			return &workloads.FieldError{Key: at + ".demand.trace.block_size", Msg: fmt.Sprintf("is %d tokens, which is not a multiple of cluster %q's kv.block_size %d; prefix reuse is counted in whole KV blocks, so make it a multiple (e.g. block_size = %d) or give the cluster a kv.block_size that divides it (e.g. %d)", block, cl.Name, bs, (block/bs+1)*bs, g)}
+		}
+	}
+	return nil
+}
+
+// defaultKVBlock is kv.block_size before ApplyDefaults has set it.
+const defaultKVBlock = 16
+
+func gcd(a, b int) int {
+	for b != 0 {
+		a, b = b, a%b
+	}
+	return a
+}

@@ -34,6 +34,7 @@ func (s *Sim) route(id int32, iv int) {
 	r := &s.reqs[id]
 	if w := s.wls[r.wl]; w.route != nil {
 		r.tgt = s.pick(w.route, w)
+		s.markSpill(id)
 	}
 	s.sendTo(id, iv)
 }
@@ -70,7 +71,7 @@ func (s *Sim) sendTo(id int32, iv int) {
 	if s.needLims {
 		lm = &s.lims[id]
 	}
-	read, write := p.cacheSplit(int(r.wl), int(r.prefix), s.sharedPrefix(r), int(r.input), now)
+	read, write := s.promptCacheSplit(p, id, now)
 	uncached := int(r.input) - read - write
 	ok, dim, wait := true, 0, 0.0
 	if !p.org.empty {
@@ -117,7 +118,7 @@ func (s *Sim) sendTo(id int32, iv int) {
 		p.keys[t.key].take(now, &lm.keyCharge, &lm.keyTix)
 		p.stats.use(t.key+1, iv, &lm.keyCharge)
 	}
-	p.commitCache(int(r.wl), int(r.prefix), read, write, now)
+	s.commitPromptCache(p, id, read, write, now)
 	r.read, r.write = int32(read), int32(write)
 	p.stats.admitted++
 	if p.conCap > 0 && p.conUsed >= p.conCap {

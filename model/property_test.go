@@ -44,9 +44,14 @@ func genConfig(t *rapid.T) Config {
 		if l.Window != WindowTokenBucket && rapid.Bool().Draw(t, label+".quantum?") {
 			l.Quantum = workloads.Duration(rapid.SampledFrom([]float64{1, 10}).Draw(t, label+".quantum"))
 		}
-		l.Burst = workloads.Duration(rapid.Float64Range(1, 120).Draw(t, label+".burst"))
+		// Burst and cache_reads_count are set only where they have an
+		// effect (a key without one is refused).
+		burst := workloads.Duration(rapid.Float64Range(1, 120).Draw(t, label+".burst"))
+		if l.Window == WindowTokenBucket && (l.RPM > 0 || l.ITPM > 0 || l.OTPM > 0 || l.TPM > 0) {
+			l.Burst = burst
+		}
 		l.CountRejected = rapid.Bool().Draw(t, label+".countRejected")
-		cr := rapid.Bool().Draw(t, label+".cacheReadsCount")
+		cr := rapid.Bool().Draw(t, label+".cacheReadsCount") && (l.ITPM > 0 || l.TPM > 0)
 		l.CacheReadsCount = &cr
 		return l
 	}
@@ -58,6 +63,9 @@ func genConfig(t *rapid.T) Config {
 		if rapid.Bool().Draw(t, "concurrency?") {
 			p.Concurrency = ConcurrencySpec{Max: rapid.IntRange(1, 20).Draw(t, "conmax"),
 				WhenFull: rapid.SampledFrom([]string{"reject", "queue"}).Draw(t, "whenfull"), QueueLimit: rapid.IntRange(0, 30).Draw(t, "qlimit")}
+			if p.Concurrency.WhenFull == "reject" {
+				p.Concurrency.QueueLimit = 0 // a queue limit bounds the queue of when_full = "queue" only
+			}
 		}
 		p.Latency = LatencySpec{
 			TTFT: TTFTSpec{Base: workloads.Duration(rapid.Float64Range(0.001, 2).Draw(t, "ttft")), PerInputToken: 0.0001,
@@ -101,6 +109,9 @@ func genConfig(t *rapid.T) Config {
 		} else {
 			cl.Step = StepSpec{Kind: "table", Per: rapid.SampledFrom([]string{"iteration", "request"}).Draw(t, "per"),
 				Batches: []float64{1, 64}, Times: []workloads.Duration{0.005, workloads.Duration(rapid.Float64Range(0.005, 0.2).Draw(t, "t64"))}}
+		}
+		if rapid.Bool().Draw(t, "fleet?") {
+			genFleet(t, &cl) // routing, autoscaling, a CPU tier or pools (fleet_property_test.go)
 		}
 		clusters = append(clusters, cl)
 	}
@@ -169,6 +180,7 @@ func genConfig(t *rapid.T) Config {
 		}
 		if !toCluster && !toRoute && rapid.Bool().Draw(t, "batch?") {
 			w.Lane = LaneBatch
+			w.Key = "" // the batch lane skips the limits a key would add
 		}
 		if (toCluster || toRoute) && w.Demand.Closed() && w.Demand.Think.MeanValue() == 0 {
 			w.Demand.Think = workloads.Fixed(0.5)
@@ -197,7 +209,7 @@ func genConfig(t *rapid.T) Config {
 		}
 		cfg.Gateway = genGateway(t, wls)
 	}
-	if len(cfg.Clusters) > 0 && rapid.Bool().Draw(t, "failure?") {
+	if len(cfg.Clusters) > 0 && cfg.Clusters[0].Prefill == nil && rapid.Bool().Draw(t, "failure?") {
 		cl := &cfg.Clusters[0]
 		cl.Failures = []FailureSpec{{After: workloads.Duration(rapid.Float64Range(0, cfg.Duration).Draw(t, "fail.after")),
 			Duration: workloads.Duration(rapid.Float64Range(1, 100).Draw(t, "fail.for")), Replica: rapid.IntRange(0, cl.Replicas-1).Draw(t, "fail.replica"),
@@ -319,12 +331,15 @@ func (c checker) Handle(e sim.Event) {
 			for _, id := range rep.running {
 				used += c.s.privateBlocks(cl, rep, id)
 			}
+			used += rep.cachedKV()
 			for _, e := range rep.prefixes {
 				used += int(e.blocks)
 				if e.refs < 0 {
 					c.t.Fatalf("prefix entry with %d references", e.refs)
 				}
 			}
+			// KV held for transfers between disaggregated pools is held too.
+			used += rep.incoming + rep.outgoing
 			if rep.free < 0 || used+rep.free != cl.blocks {
 				c.t.Fatalf("replica %d: %d blocks in use + %d free != %d capacity", rep.idx, used, rep.free, cl.blocks)
 			}

@@ -28,6 +28,7 @@ type provider struct {
 	cacheMin int
 	refresh  bool
 	cache    [][]float64
+	kc       *keyCache // trace prefix blocks (provider_blocks.go), or nil
 
 	outages []outage
 	errTime float64

@@ -40,7 +40,7 @@ func (s *Sim) RunWithProgress(ctx context.Context, progress func(done float64)) 
 		}
 		progress(float64(i) / progressSteps)
 	}
-	return s.finishRun(err)
+	return s.finishRun(s.endTraces(err))
 }
 
 // RunAll builds and runs every configuration on a pool of at most workers

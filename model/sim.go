@@ -25,6 +25,7 @@ const (
 	evGateway                // Gen = the gateway's shed timer generation
 	evLease                  // Obj = gateway lease: a crashed stream's lease expired
 	evTimeout                // Obj = request: its attempt's timeout, if still outstanding
+	evTransfer               // Obj = request: its KV transfer to a decode pool ended (cluster_disagg.go)
 )
 
 // Request states.
@@ -96,6 +97,7 @@ type workload struct {
 	fixIn, fixOut int
 	batch         bool
 	arrivals      *workloads.Arrivals
+	trace         *traceSource // trace replay (trace_source.go), or nil
 	closed        bool
 	job           bool
 	rngTok        *rand.Rand
@@ -127,6 +129,9 @@ type Sim struct {
 	reqs   []request
 	lims   []reqLimits
 	seqs   []seqState
+	keys   [][]uint64         // prefix keys of trace requests, by request (trace_source.go)
+	fatal  error              // a trace error that ended the run
+	stop   context.CancelFunc // stops the run on a trace error
 	// refStepping makes clusters step every sequence one by one (the
 	// reference the fast stepping is tested against).
 	refStepping bool
@@ -220,11 +225,17 @@ func Build(cfg Config) (*Sim, error) {
 		if err != nil {
 			return nil, workloads.Prefix("cluster["+itoa(i)+"]", err)
 		}
+		if err := s.initFleet(c); err != nil {
+			return nil, workloads.Prefix("cluster["+itoa(i)+"]", err)
+		}
 		c.replicaBase = len(s.reps)
 		s.reps = append(s.reps, c.replicas...)
 		c.stats = &backendStats{name: c.spec.Name}
 		s.clus = append(s.clus, c)
 		clByName[c.spec.Name] = c
+	}
+	if err := s.addPools(); err != nil {
+		return nil, err
 	}
 	rtByName := map[string]*route{}
 	for i := range s.cfg.Routes {
@@ -291,7 +302,11 @@ func Build(cfg Config) (*Sim, error) {
 		w.rngClient = cfg.stream(base + "/client")
 		w.closed = spec.Demand.Closed()
 		w.job = spec.Demand.IsJob()
-		if !w.closed && !w.job {
+		if spec.Demand.IsTrace() {
+			if err := s.buildTrace(w); err != nil {
+				return nil, workloads.Prefix("workload["+itoa(i)+"]", err)
+			}
+		} else if !w.closed && !w.job {
 			curve, err := spec.Demand.BuildCurve(cfg.StartClock)
 			if err != nil {
 				return nil, workloads.Prefix("workload["+itoa(i)+"].demand", err)
@@ -366,13 +381,14 @@ func (s *Sim) Run(ctx context.Context) (*Results, error) {
 	ctx, cancel := s.guard(ctx)
 	defer cancel()
 	s.start()
-	return s.finishRun(s.eng.Run(ctx, s.cfg.Duration, s))
+	return s.finishRun(s.endTraces(s.eng.Run(ctx, s.cfg.Duration, s)))
 }
 
 // guard derives the context a run looks at, which the model cancels itself
 // when too many requests are in flight.
 func (s *Sim) guard(ctx context.Context) (context.Context, context.CancelFunc) {
 	ctx, s.stopRun = context.WithCancel(ctx)
+	s.stop = s.stopRun
 	return ctx, s.stopRun
 }
 
@@ -380,6 +396,9 @@ func (s *Sim) guard(ctx context.Context) (context.Context, context.CancelFunc) {
 // marked interrupted when it did not reach the horizon, with a
 // *TooManyInFlight when that is why.
 func (s *Sim) finishRun(err error) (*Results, error) {
+	if s.fatal != nil {
+		return nil, err
+	}
 	if s.tooMany != nil {
 		return s.results(true), s.tooMany
 	}
@@ -395,6 +414,10 @@ func (s *Sim) start() {
 			}
 		case w.job:
 			s.eng.Schedule(float64(w.spec.Demand.At), evArrival, int32(w.idx), 0)
+		case w.trace != nil:
+			if s.startTrace(w) != nil {
+				return // the run stops with the error
+			}
 		default:
 			if t := w.arrivals.Next(); t < s.cfg.Duration {
 				s.eng.Schedule(t, evArrival, int32(w.idx), 0)
@@ -473,6 +496,8 @@ func (s *Sim) Handle(e sim.Event) {
 		if r.out && r.deadline == s.eng.Now() {
 			s.timeout(e.Obj)
 		}
+	case evTransfer:
+		s.transferDone(e.Obj)
 	}
 }
 

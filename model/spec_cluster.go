@@ -12,8 +12,8 @@ import (
 // engine with continuous batching (vLLM-style). A workload routes to it by
 // name, exactly as to a provider.
 type ClusterSpec struct {
-	Name     string `toml:"name" doc:"what workloads route to; unique among providers, clusters and routes"`
-	Replicas int    `toml:"replicas" range:"[0,100000]" default:"0" doc:"identical replicas behind one router; 0 switches the cluster off (no cost), and no traffic may then depend on it alone"`
+	Name     string `toml:"name" default:"required" doc:"what workloads route to; unique among providers, clusters and routes"`
+	Replicas int    `toml:"replicas" range:"[0,100000]" default:"0" doc:"identical replicas; a request goes to the accepting replica with the least outstanding work. 0 switches the cluster off (no cost): no workload may then route to it directly, and a route needs another target. A schedule entry in effect replaces it"`
 	GPU      string `toml:"gpu" doc:"a catalogue GPU (headroom catalogue), for the roofline and the KV capacity"`
 	Model    string `toml:"model" doc:"a catalogue model, the one served"`
 	// TensorParallel is GPUs per replica (default 1); it must divide the
@@ -60,11 +60,19 @@ type ClusterSpec struct {
 	Startup workloads.Duration `toml:"startup" range:"[0s,1d]" default:"0s" doc:"how long a replica added by the schedule takes to accept requests (billed meanwhile)"`
 	// Failures take replicas down for a while.
 	Failures []FailureSpec `toml:"failure" doc:"periods in which one replica is down"`
+
+	// The fleet (spec_fleet.go): how requests are spread over replicas,
+	// reactive autoscaling, and prefill/decode disaggregation.
+	Routing   RoutingSpec    `toml:"routing" doc:"how the router picks a replica for each request"`
+	Autoscale *AutoscaleSpec `toml:"autoscale" default:"none: a fixed count, or the schedule" doc:"a reactive autoscaler (Kubernetes HPA-like) between min and max replicas"`
+	Prefill   *PoolSpec      `toml:"prefill" default:"none: prefill and decode share replicas" doc:"the prefill pool of a disaggregated cluster"`
+	Decode    *PoolSpec      `toml:"decode" default:"none: prefill and decode share replicas" doc:"the decode pool of a disaggregated cluster"`
+	Transfer  TransferSpec   `toml:"transfer" doc:"the link carrying each prompt's KV cache from the prefill pool to the decode pool"`
 }
 
 // ScheduleSpec applies from a clock time until the next entry, every day.
 type ScheduleSpec struct {
-	At         workloads.Clock `toml:"at" doc:"the clock time this entry applies from, every day (required)"`
+	At         workloads.Clock `toml:"at" default:"required" doc:"the clock time this entry applies from, every day"`
 	Replicas   int             `toml:"replicas" range:"[0,100000]" default:"0: keep the current count" doc:"replicas from then on"`
 	MaxNumSeqs int             `toml:"max_num_seqs" range:"[0,100000]" default:"0: keep the current value" doc:"max_num_seqs from then on"`
 }
@@ -73,7 +81,7 @@ type ScheduleSpec struct {
 type FailureSpec struct {
 	At       workloads.Clock    `toml:"at" doc:"start, at the first occurrence of this clock time (or use after)"`
 	After    workloads.Duration `toml:"after" range:"[0s,inf)" default:"0s" doc:"start, as time since t = 0"`
-	Duration workloads.Duration `toml:"duration" range:"(0s,366d]" doc:"how long the replica stays down (required)"`
+	Duration workloads.Duration `toml:"duration" range:"(0s,366d]" default:"required" doc:"how long the replica stays down"`
 	Replica  int                `toml:"replica" range:"[0,100000)" default:"0" doc:"which replica, numbered from 0"`
 	// Requests is what happens to the requests it held: "retry" (default:
 	// the client gets a 503 and its retry policy decides) or "lose" (they
@@ -137,6 +145,9 @@ type StepSpec struct {
 	CollectiveLatency *workloads.Duration `toml:"collective_latency" range:"[0s,10ms]" default:"fitted" doc:"roofline: latency of one step of a ring all-reduce"`
 	// InterconnectEff is the achieved share of the GPU link in all-reduces.
 	InterconnectEff float64 `toml:"interconnect_efficiency" range:"(0,1]" default:"1" doc:"roofline: share of the GPU link achieved in all-reduces"`
+	// ElementwiseEff is the achieved share of memory bandwidth in the
+	// element-wise kernels (norms, rotary embedding, activation, residual add).
+	ElementwiseEff float64 `toml:"elementwise_efficiency" range:"(0,1]" default:"fitted (headroom catalogue)" doc:"roofline: share of memory bandwidth the element-wise kernels (norms, rotary embedding, activation, residual add) achieve"`
 	// Knee joins the linear layers' compute and memory times: "smooth"
 	// (default, sqrt(C² + M²)) or "max".
 	Knee string `toml:"knee" enum:"smooth|max" noun:"knee" default:"smooth" doc:"how compute and memory time join: smooth is sqrt(C² + M²), max the larger"`
@@ -156,6 +167,8 @@ type KVSpec struct {
 	// (vLLM's watermark; default 0.01, 0 to 0.5). Running sequences may
 	// use them.
 	Watermark *float64 `toml:"watermark" range:"[0,0.5]" default:"0.01" doc:"share of blocks a new admission must leave free (vLLM's watermark); running sequences may use them"`
+	// CPU is a CPU-memory tier for evicted prefix blocks (spec_fleet.go).
+	CPU *KVTierSpec `toml:"cpu" default:"none: an evicted prefix is recomputed" doc:"a CPU-memory tier for prefix blocks evicted from GPU memory; a hit there is read back over PCIe instead of recomputed"`
 }
 
 // ClusterPrice is the cost of the GPUs, counted whether busy or idle.
@@ -204,6 +217,9 @@ func (c *ClusterSpec) applyDefaults() {
 	if c.Step.InterconnectEff == 0 {
 		c.Step.InterconnectEff = 1
 	}
+	if c.Step.ElementwiseEff == 0 {
+		c.Step.ElementwiseEff = perf.DefaultElementwiseEff
+	}
 	dur := func(p **workloads.Duration, v float64) {
 		if *p == nil {
 			d := workloads.Duration(v)
@@ -232,6 +248,7 @@ func (c *ClusterSpec) applyDefaults() {
 	if c.KV.GPUMemoryUtilization == 0 {
 		c.KV.GPUMemoryUtilization = 0.9
 	}
+	c.fleetDefaults()
 }
 
 // Validate checks the cluster on its own (the catalogue lookups and the
@@ -263,6 +280,21 @@ func (c *ClusterSpec) Validate() error {
 		if c.GPU == "" || c.Model == "" {
 			return fe("step.kind", "a roofline needs gpu and model (catalogue names, with gpu_spec/model_spec overrides)")
 		}
+		// A measured table's keys have no effect on a roofline.
+		for _, k := range []struct {
+			key string
+			set bool
+		}{{"times", len(s.Times) > 0}, {"per", s.Per != "" && s.Per != "iteration"}, {"prefill_per_token", s.PrefillPerToken != 0}, {"per_context_token", s.PerContextToken != 0}} {
+			if k.set {
+				return fe("step."+k.key, "applies to a measured table (give batches, or kind = \"table\"), not to a roofline")
+			}
+		}
+		if c.TensorParallel == 1 && s.InterconnectEff != 1 {
+			return fe("step.interconnect_efficiency", "applies to the all-reduces of tensor_parallel > 1; one GPU per replica has none")
+		}
+		if c.TensorParallel == 1 && s.CollectiveLatency != nil && float64(*s.CollectiveLatency) != perf.DefaultCollectiveLatency {
+			return fe("step.collective_latency", "applies to the all-reduces of tensor_parallel > 1; one GPU per replica has none")
+		}
 	default:
 		return fe("step.kind", "must be table or roofline, got %q", s.Kind)
 	}
@@ -282,7 +314,7 @@ func (c *ClusterSpec) Validate() error {
 			return fe(fmt.Sprintf("failure[%d].replica", i), "must be between 0 and %d (replicas are numbered from 0), got %d", c.maxReplicas()-1, f.Replica)
 		}
 	}
-	return nil
+	return c.validateFleet()
 }
 
 // maxReplicas is the most replicas the cluster ever has.
@@ -290,6 +322,12 @@ func (c *ClusterSpec) maxReplicas() int {
 	n := c.Replicas
 	for _, e := range c.Schedule {
 		n = max(n, e.Replicas)
+	}
+	if c.Autoscale != nil {
+		n = max(n, c.Autoscale.Max)
+	}
+	if c.Prefill != nil {
+		n = max(n, c.Prefill.Replicas) // the decode pool is a cluster of its own
 	}
 	return n
 }

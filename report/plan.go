@@ -19,7 +19,7 @@ import (
 // point). The plan is all a document needs besides the results, so a batch
 // split into shards and merged gives the same bytes as one process.
 type Plan struct {
-	// Command is "run", "compare" or "sweep".
+	// Command is "run", "compare", "sweep" or "serve" (a live session).
 	Command   string       `json:"command"`
 	Generator string       `json:"generator"`
 	Scenario  ScenarioInfo `json:"scenario"`

@@ -69,6 +69,7 @@ func WriteTerminal(w io.Writer, d *Document) error {
 	if err := tw.Flush(); err != nil {
 		return err
 	}
+	writeTraces(w, d)
 	return writeVerdicts(w, d, false)
 }
 

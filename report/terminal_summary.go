@@ -69,6 +69,7 @@ func WriteSummaryTerminal(w io.Writer, d *Document) error {
 			return err
 		}
 	}
+	writeTraces(w, d)
 	return writeVerdicts(w, d, d.Replications > 1)
 }
 

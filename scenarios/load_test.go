@@ -51,6 +51,10 @@ var badCases = []badCase{
 	{"route-missing-backend.toml", 13, `targets = ["api", "gpus"]`, `route "spill".targets[1]`, []string{`no provider or cluster named "gpus"`, "have: api"}},
 	{"route-weight-negative.toml", 18, "weights = [3, -1]", `route "split".weights[1]`, []string{"must be a finite number > 0", "got -1"}},
 	{"missing-key.toml", 6, `key = "prod"`, `workload "chat".key`, []string{`provider "api" has no key named "prod"`, "have: staging"}},
+	{"trace-missing-file.toml", 6, `trace = { file = "no-such-trace.csv"`, `workload "chat".demand.trace.file`, []string{"no-such-trace.csv: no such file"}},
+	{"trace-block-size.toml", 6, "block_size = 500", `workload "chat".demand.trace.block_size`, []string{"is 500 tokens", `cluster "gpu"'s kv.block_size 16`, "block_size = 512"}},
+	{"trace-block-size-route.toml", 6, "mooncake_small.jsonl", `workload "chat".demand.trace.block_size`, []string{"prefix blocks are 512 tokens", `cluster "gpu"'s kv.block_size 48`, "divides 512 (e.g. 16)"}},
+	{"trace-with-tokens.toml", 5, "tokens = { input = 1000", `workload "chat".tokens.input`, []string{"does not apply to a trace"}},
 }
 
 // loadFile loads a scenario file the way the CLI does.

@@ -37,11 +37,13 @@ type Scenario struct {
 	Gateway     model.GatewaySpec    `toml:"gateway" default:"none" doc:"a gateway between clients and backends: tenants, weighted admission, fair queue, response cache"`
 	Variants    []Variant            `toml:"variant" doc:"named overrides, simulated side by side with the base"`
 
-	file    string
-	src     []byte
-	ix      *LineIndex
-	tree    map[string]any // the file, parsed once; overrides apply to copies
-	configs []model.Config // the base and each variant, built and validated by Load
+	file     string
+	src      []byte
+	ix       *LineIndex
+	tree     map[string]any        // the file, parsed once; overrides apply to copies
+	configs  []model.Config        // the base and each variant, built and validated by Load
+	warnings []Warning             // the defaults that change their answers
+	traces   *workloads.TraceCache // parsed trace datasets, shared by every configuration
 }
 
 // Variant is a named set of overrides of the base scenario, addressed by key
@@ -79,7 +81,7 @@ func Load(r io.Reader, name string) (*Scenario, error) {
 	if line, msg := checkDepth(src); line > 0 {
 		return nil, &Error{File: name, Line: line, Msg: "invalid TOML: " + msg}
 	}
-	s := &Scenario{file: name, src: src, ix: IndexLines(src)}
+	s := &Scenario{file: name, src: src, ix: IndexLines(src), traces: workloads.NewTraceCache()}
 	if _, err := toml.Decode(string(src), &s.tree); err != nil {
 		var pe toml.ParseError
 		if errors.As(err, &pe) {
@@ -95,7 +97,19 @@ func Load(r io.Reader, name string) (*Scenario, error) {
 		return nil, err
 	}
 	s.Name, s.Description, s.Seed, s.Duration, s.Interval, s.Start = d.Name, d.Description, d.Seed, d.Duration, d.Interval, d.Start
-	s.Workloads, s.Providers, s.Clusters, s.Routes, s.Gateway, s.Variants = d.Workloads, d.Providers, d.Clusters, d.Routes, d.Gateway, d.Variants
+	s.Workloads, s.Providers, s.Clusters, s.Routes, s.Gateway = d.Workloads, d.Providers, d.Clusters, d.Routes, d.Gateway
+	variants := map[string]any{}
+	if v, ok := s.tree["variant"]; ok {
+		variants["variant"] = v
+	}
+	if errs := schema.Decode(variants, s); len(errs) > 0 {
+		var es Errors
+		for _, fe := range errs {
+			es = append(es, s.locate(fe.Key, fe.Msg, s.tree, nil))
+		}
+		es.Sort()
+		return nil, es
+	}
 	seen := map[string]bool{}
 	for i, v := range s.Variants {
 		if v.Name != "" && seen[v.Name] {
@@ -104,12 +118,14 @@ func Load(r io.Reader, name string) (*Scenario, error) {
 		seen[v.Name] = true
 	}
 	s.configs = []model.Config{base}
+	s.warnings = s.warningsOf(d, base)
 	for i := range s.Variants {
-		c, _, err := s.derive(s.variantName(i), s.variantEdits(i))
+		c, dv, err := s.derive(s.variantName(i), s.variantEdits(i))
 		if err != nil {
 			return nil, err
 		}
 		s.configs = append(s.configs, c)
+		s.warnings = s.addVariant(s.warnings, i, s.warningsOf(dv, c))
 	}
 	return s, nil
 }
@@ -214,8 +230,15 @@ func (s *Scenario) derive(variant string, edits []edit) (model.Config, *Scenario
 		}
 		tree, e.canon = t, canon
 	}
-	d := &Scenario{file: s.file, src: s.src, ix: s.ix, tree: tree}
-	if errs := schema.Decode(tree, d); len(errs) > 0 {
+	// The variants are decoded once, by Load, not with every configuration.
+	body := make(map[string]any, len(tree))
+	for k, v := range tree {
+		if k != "variant" {
+			body[k] = v
+		}
+	}
+	d := &Scenario{file: s.file, src: s.src, ix: s.ix, tree: tree, traces: s.traces}
+	if errs := schema.Decode(body, d); len(errs) > 0 {
 		var es Errors
 		for _, fe := range errs {
 			es = append(es, s.locate(fe.Key, fe.Msg, tree, edits))
@@ -298,6 +321,7 @@ func splitValue(steps []step) (outer, inner []step) {
 
 // config builds a Config from the decoded scenario, with defaults.
 func (s *Scenario) config(variant string) model.Config {
+	s.resolveTraces()
 	c := model.Config{Name: s.Name, Variant: variant, Seed: s.Seed, Duration: float64(s.Duration), Interval: float64(s.Interval),
 		StartClock: s.Start.Seconds(), Workloads: s.Workloads, Providers: s.Providers, Clusters: s.Clusters, Routes: s.Routes}
 	if _, ok := s.tree["gateway"]; ok {
@@ -318,4 +342,19 @@ func (s *Scenario) config(variant string) model.Config {
 	}
 	c.ApplyDefaults()
 	return c
+}
+
+// resolveTraces makes trace files relative to the scenario file's folder
+// (an embedded example's, to the working directory), and gives them the
+// scenario's cache of parsed datasets.
+func (s *Scenario) resolveTraces() {
+	dir := ""
+	if !strings.HasPrefix(s.file, "example:") {
+		dir = filepath.Dir(s.file)
+	}
+	for i := range s.Workloads {
+		if t := s.Workloads[i].Demand.Trace; t != nil {
+			t.Dir, t.Cache = dir, s.traces
+		}
+	}
 }

@@ -33,15 +33,16 @@ const (
 //   - Curve: one rate per Every starting at clock time From;
 //   - Users: a closed loop of users who each think (Think), send a request,
 //     wait for the answer, and repeat;
-//   - Count: a one-off job of Count requests all issued at time At.
+//   - Count: a one-off job of Count requests all issued at time At;
+//   - Trace: a request log replayed record by record (TraceSpec).
 //
 // Open-loop rates are in Unit. Hourly and Curve points are joined by Shape
 // and may Repeat; Arrivals sets how bursty open-loop arrivals are.
 type DemandSpec struct {
 	Unit     string      `toml:"unit" enum:"requests/s|requests/min|requests/hour" noun:"unit" default:"requests/min" doc:"unit of rate, hourly and curve (open loop only)"`
-	Rate     float64     `toml:"rate" unit:"requests per unit" range:"[0,inf)" doc:"open loop at a constant rate"`
-	Hourly   []float64   `toml:"hourly" unit:"requests per unit" range:"[0,inf)" doc:"open loop, one rate per hour starting at from; not all zero, at most 1,000,000 points"`
-	Curve    []float64   `toml:"curve" unit:"requests per unit" range:"[0,inf)" doc:"open loop, one rate per every starting at from; as hourly"`
+	Rate     float64     `toml:"rate" unit:"requests per unit" range:"[0,1e15]" doc:"open loop at a constant rate"`
+	Hourly   []float64   `toml:"hourly" unit:"requests per unit" range:"[0,1e15]" doc:"open loop, one rate per hour starting at from; not all zero, at most 1,000,000 points"`
+	Curve    []float64   `toml:"curve" unit:"requests per unit" range:"[0,1e15]" doc:"open loop, one rate per every starting at from; as hourly"`
 	Every    Duration    `toml:"every" range:"[0s,366d]" doc:"spacing of the curve points (required with curve), e.g. \"15m\""`
 	From     Clock       `toml:"from" default:"00:00" doc:"clock time of the first hourly or curve point"`
 	Shape    string      `toml:"shape" enum:"step|linear" noun:"shape" default:"step" doc:"step: each point holds for one spacing; linear: rates are interpolated between points, the last holding for one spacing"`
@@ -51,7 +52,11 @@ type DemandSpec struct {
 	Think    Dist        `toml:"think" unit:"seconds" range:"[0s,366d]" doc:"closed loop: think time between an answer and the user's next request (required with users); each user starts with one"`
 	Count    int         `toml:"count" range:"(0,100000000]" zero:"0 for another demand mode" doc:"a one-off job: count requests, all issued at at"`
 	At       Duration    `toml:"at" range:"[0s,inf)" default:"0s" doc:"when the job's requests are issued, after t = 0"`
+	Trace    *TraceSpec  `toml:"trace" doc:"a request log replayed record by record: { file = \"...\", format = \"...\" } and its transforms (see the trace keys)"`
 }
+
+// IsTrace reports whether the demand replays a trace.
+func (d *DemandSpec) IsTrace() bool { return d.Trace != nil }
 
 // Closed reports whether the demand is a closed loop of users.
 func (d *DemandSpec) Closed() bool { return d.Users > 0 }
@@ -76,6 +81,9 @@ func (d *DemandSpec) modes() []string {
 	}
 	if d.Count != 0 {
 		set = append(set, "count")
+	}
+	if d.Trace != nil {
+		set = append(set, "trace")
 	}
 	return set
 }
@@ -103,10 +111,10 @@ func (d *DemandSpec) Validate() error {
 	set := d.modes()
 	switch len(set) {
 	case 0:
-		return &FieldError{Msg: "no demand given; set exactly one of rate, hourly, curve, users, count"}
+		return &FieldError{Msg: "no demand given; set exactly one of rate, hourly, curve, users, count, trace"}
 	case 1:
 	default:
-		return fieldErrorf(set[1], "cannot be combined with %s; set exactly one of rate, hourly, curve, users, count (got %s)", set[0], strings.Join(set, ", "))
+		return fieldErrorf(set[1], "cannot be combined with %s; set exactly one of rate, hourly, curve, users, count, trace (got %s)", set[0], strings.Join(set, ", "))
 	}
 	mode := set[0]
 	open := mode == "rate" || mode == "hourly" || mode == "curve"
@@ -170,6 +178,10 @@ func (d *DemandSpec) Validate() error {
 		if err := d.Think.Validate(); err != nil {
 			return Prefix("think", err)
 		}
+	case "trace":
+		if err := d.Trace.Validate(); err != nil {
+			return Prefix("trace", err)
+		}
 	}
 	return nil
 }
@@ -219,8 +231,8 @@ func (d *DemandSpec) BuildCurve(startClock float64) (*Curve, error) {
 	if math.IsNaN(startClock) || math.IsInf(startClock, 0) || startClock < 0 {
 		return nil, fmt.Errorf("start clock must be a finite number of seconds >= 0, got %v", startClock)
 	}
-	if d.Closed() || d.IsJob() {
-		return nil, fmt.Errorf("demand is a closed loop or a job; it has no rate curve")
+	if d.Closed() || d.IsJob() || d.IsTrace() {
+		return nil, fmt.Errorf("demand is a closed loop, a job or a trace; it has no rate curve")
 	}
 	unit, _ := unitSeconds(d.Unit)
 	if d.Rate != 0 || (len(d.Hourly) == 0 && len(d.Curve) == 0) {

@@ -1,114 +1,48 @@
 package workloads
 
 import (
-	"encoding/csv"
 	"errors"
-	"fmt"
 	"io"
-	"strconv"
-	"strings"
-	"time"
 )
 
-// TraceRecord is one request of a replayed trace.
-type TraceRecord struct {
-	Time   float64 // seconds after the trace's first request
-	Input  int     // prompt tokens
-	Output int     // generated tokens
-}
+// Trace replay. A workload's demand can be a request log rather than a rate
+// (TraceSpec): each record becomes a request at its own time with its own
+// prompt and output tokens. The pieces, in the order a record passes them:
+//
+//   - a row source per format parses the file line by line (trace_csv.go,
+//     trace_jsonl.go, trace_servegen.go), gzipped or not;
+//   - TraceReader sorts rows within the sort window, makes times relative to
+//     the earliest record, and applies the filter and the window;
+//   - Replay applies speed, scale (thinning or shifted copies, each copy a
+//     stream of its own over the file) and loop, and turns block hashes,
+//     session ids and prefix ids into prefix keys (ReplayRecord.Keys).
+//
+// Nothing holds more than the rows in the sort window, one record per copy
+// and a bounded table of sessions, so a trace of any length replays in
+// constant memory.
 
-// ReadAzureTrace reads the Azure LLM inference trace CSV format (Patel et
-// al., "Splitwise", ISCA 2024): a header "TIMESTAMP,ContextTokens,
-// GeneratedTokens" and one request per row with a timestamp like
-// "2023-11-16 18:17:03.9799600" (a trailing zone such as "+00:00" is
-// accepted) and two non-negative token counts. Times are returned in
-// seconds relative to the first row; rows must be in time order. Errors
-// name the line number. A header with no rows gives an empty slice.
-func ReadAzureTrace(r io.Reader) ([]TraceRecord, error) {
-	cr := csv.NewReader(r)
-	cr.FieldsPerRecord = 3
-	cr.ReuseRecord = true
-	cr.TrimLeadingSpace = true
-	head, err := cr.Read()
-	if errors.Is(err, io.EOF) {
-		return nil, errors.New("azure trace: empty input, expected header TIMESTAMP,ContextTokens,GeneratedTokens")
-	}
+// ReadTrace reads every record spec selects (filter and window; no speed,
+// scale or loop), for small traces and tests.
+func ReadTrace(spec *TraceSpec) ([]TraceRow, error) {
+	rd, err := OpenTrace(spec)
 	if err != nil {
-		return nil, fmt.Errorf("azure trace: %w", err)
+		return nil, err
 	}
-	header := [3]string{"TIMESTAMP", "ContextTokens", "GeneratedTokens"}
-	for i, want := range header {
-		got := strings.TrimSpace(head[i])
-		if i == 0 {
-			got = strings.TrimPrefix(got, "\ufeff") // byte-order mark
-		}
-		if got != want {
-			return nil, fmt.Errorf("azure trace: line 1: header column %d is %q, want %q (header TIMESTAMP,ContextTokens,GeneratedTokens)", i+1, got, want)
-		}
-	}
-	var (
-		out        []TraceRecord
-		first      time.Time
-		prev       float64
-		prevLineNo int
-	)
+	defer rd.Close()
+	var out []TraceRow
 	for {
-		rec, err := cr.Read()
+		var row TraceRow
+		err := rd.Next(&row)
 		if errors.Is(err, io.EOF) {
 			return out, nil
 		}
 		if err != nil {
-			return nil, fmt.Errorf("azure trace: %w", err) // csv.ParseError names the line
+			return nil, err
 		}
-		line, _ := cr.FieldPos(0)
-		ts, err := parseAzureTime(strings.TrimSpace(rec[0]))
-		if err != nil {
-			return nil, fmt.Errorf("azure trace: line %d: %w", line, err)
+		if len(row.Blocks) == 0 {
+			row.Blocks = nil
 		}
-		in, err := parseTokenCount(rec[1])
-		if err != nil {
-			return nil, fmt.Errorf("azure trace: line %d: ContextTokens: %w", line, err)
-		}
-		gen, err := parseTokenCount(rec[2])
-		if err != nil {
-			return nil, fmt.Errorf("azure trace: line %d: GeneratedTokens: %w", line, err)
-		}
-		if len(out) == 0 {
-			first = ts
-		}
-		t := ts.Sub(first).Seconds()
-		if t < prev {
-			return nil, fmt.Errorf("azure trace: line %d: timestamp %s is earlier than line %d's; rows must be in time order", line, rec[0], prevLineNo)
-		}
-		prev, prevLineNo = t, line
-		out = append(out, TraceRecord{Time: t, Input: in, Output: gen})
+		row.abs, row.keep = 0, false
+		out = append(out, row)
 	}
-}
-
-// parseAzureTime parses one trace timestamp: the published traces'
-// "2023-11-16 18:17:03.9799600", optionally with a zone such as "+00:00" or
-// "Z". A timestamp without a zone is read as UTC.
-func parseAzureTime(s string) (time.Time, error) {
-	layouts := [2]string{
-		"2006-01-02 15:04:05.999999999",
-		"2006-01-02 15:04:05.999999999Z07:00",
-	}
-	for _, layout := range layouts {
-		if t, err := time.Parse(layout, s); err == nil {
-			return t, nil
-		}
-	}
-	return time.Time{}, fmt.Errorf("timestamp %q: want the form \"2023-11-16 18:17:03.9799600\", optionally followed by a zone like \"+00:00\"", s)
-}
-
-// parseTokenCount parses a non-negative token count.
-func parseTokenCount(s string) (int, error) {
-	n, err := strconv.Atoi(strings.TrimSpace(s))
-	if err != nil {
-		return 0, fmt.Errorf("%q is not an integer", s)
-	}
-	if n < 0 || n > maxTokens {
-		return 0, fmt.Errorf("%d is out of range 0..%d", n, maxTokens)
-	}
-	return n, nil
 }

@@ -1,101 +1,424 @@
 package workloads
 
 import (
+	"compress/gzip"
+	"errors"
+	"fmt"
+	"io"
 	"math"
 	"os"
+	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 )
 
-func TestReadAzureTraceFixture(t *testing.T) {
-	f, err := os.Open("testdata/azure_small.csv")
+// writeFile writes a fixture into a temporary directory and returns its path.
+func writeFile(t testing.TB, name, content string) string {
+	t.Helper()
+	p := filepath.Join(t.TempDir(), name)
+	if err := os.WriteFile(p, []byte(content), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return p
+}
+
+func readAll(t *testing.T, spec TraceSpec) []TraceRow {
+	t.Helper()
+	rows, err := ReadTrace(&spec)
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer f.Close()
-	recs, err := ReadAzureTrace(f)
-	if err != nil {
-		t.Fatal(err)
+	return rows
+}
+
+func TestReadAzureFixture(t *testing.T) {
+	rows := readAll(t, TraceSpec{File: "testdata/azure_small.csv"})
+	want := []struct {
+		t       float64
+		in, out int
+		line    int
+	}{
+		{0, 374, 44, 2},
+		{4.314579, 396, 109, 3},
+		{4.541877, 879, 55, 4},
+		{60, 91, 16, 5},
+		{5*3600 + 44*60 + 13.31941, 10, 1, 6}, // across midnight
 	}
-	want := []TraceRecord{
-		{0, 374, 44},
-		{4.314579, 396, 109},
-		{4.541877, 879, 55},
-		{60, 91, 16},
-		{5*3600 + 44*60 + 13.31941, 10, 1}, // across midnight
-	}
-	if len(recs) != len(want) {
-		t.Fatalf("got %d records, want %d", len(recs), len(want))
+	if len(rows) != len(want) {
+		t.Fatalf("got %d rows, want %d", len(rows), len(want))
 	}
 	for i, w := range want {
-		g := recs[i]
-		if math.Abs(g.Time-w.Time) > 1e-9 || g.Input != w.Input || g.Output != w.Output {
+		g := rows[i]
+		if math.Abs(g.Time-w.t) > 1e-9 || g.Input != w.in || g.Output != w.out || g.Line != w.line {
 			t.Errorf("row %d: got %+v, want %+v", i, g, w)
 		}
 	}
 }
 
-func TestReadAzureTraceZones(t *testing.T) {
-	src := "TIMESTAMP,ContextTokens,GeneratedTokens\n" +
-		"2023-11-16 18:15:46.5+00:00,1,2\n" +
-		"2023-11-16 19:15:47+01:00,3,4\n" + // the same hour in another zone: 0.5 s later
-		"2023-11-16 18:15:48Z,5,6\n"
-	recs, err := ReadAzureTrace(strings.NewReader(src))
-	if err != nil {
-		t.Fatal(err)
+func TestDetectFormats(t *testing.T) {
+	for file, want := range map[string]string{
+		"testdata/azure_small.csv":          FormatAzure,
+		"testdata/mooncake_small.jsonl":     FormatMooncake,
+		"testdata/burstgpt_small.csv":       FormatBurstGPT,
+		"testdata/servegen_small-trace.csv": FormatServeGen,
+	} {
+		got, err := DetectTraceFormat(file)
+		if err != nil || got != want {
+			t.Errorf("%s: got %q, %v; want %q", file, got, err, want)
+		}
 	}
-	if len(recs) != 3 || recs[1].Time != 0.5 || recs[2].Time != 1.5 {
-		t.Errorf("got %+v", recs)
-	}
-	recs, err = ReadAzureTrace(strings.NewReader("TIMESTAMP,ContextTokens,GeneratedTokens\n"))
-	if err != nil || len(recs) != 0 {
-		t.Errorf("header only: %v, %v", recs, err)
+	if _, err := DetectTraceFormat("testdata/chat_sessions.csv"); err == nil || !strings.Contains(err.Error(), `format = "csv"`) {
+		t.Errorf("generic CSV: %v", err)
 	}
 }
 
-func TestReadAzureTraceErrors(t *testing.T) {
-	const head = "TIMESTAMP,ContextTokens,GeneratedTokens\n"
-	const row = "2023-11-16 18:15:46.6805900,374,44\n"
-	cases := map[string]string{
-		"":                                       "empty input",
-		"time,in,out\n" + row:                    `line 1: header column 1 is "time"`,
-		head + row + "2023-11-16 18:15:4x,1,1\n": `line 3: timestamp "2023-11-16 18:15:4x"`,
-		head + row + "2023-11-16 18:15:47,-1,1\n": "line 3: ContextTokens: -1 is out of range",
-		head + "2023-11-16 18:15:47,1,many\n":     `line 2: GeneratedTokens: "many" is not an integer`,
-		head + row + "2023-11-16 18:15:47,1\n":    "line 3",
-		head + row + "2023-11-16 18:15:40,1,1\n":  "line 3: timestamp 2023-11-16 18:15:40 is earlier than line 2's",
-		head + row + row + "2023-11-16,1,1\n":     "line 4",
+func TestParseDatetimeAgreesWithTime(t *testing.T) {
+	cases := []string{
+		"2023-11-16 18:17:03.9799600",
+		"2024-05-10 00:00:00.009930+00:00",
+		"2024-02-29T23:59:59Z",
+		"2023-11-16 19:15:47+01:00",
+		"2023-11-16 19:15:47-0530",
+		"1969-12-31 23:59:59.5",
+		"2000-03-01 00:00:00",
+		"2100-02-28 12:00:00.123456789",
 	}
-	for src, want := range cases {
-		_, err := ReadAzureTrace(strings.NewReader(src))
-		if err == nil || !strings.Contains(err.Error(), want) {
-			t.Errorf("%q:\n got %v\nwant it to contain %q", src, err, want)
+	layouts := []string{"2006-01-02 15:04:05.999999999Z07:00", "2006-01-02 15:04:05.999999999Z0700", "2006-01-02T15:04:05Z07:00", "2006-01-02 15:04:05.999999999"}
+	for _, c := range cases {
+		got, err := parseDatetime(c)
+		if err != nil {
+			t.Errorf("%s: %v", c, err)
+			continue
+		}
+		var want time.Time
+		for _, l := range layouts {
+			if w, err := time.Parse(l, c); err == nil {
+				want = w
+				break
+			}
+		}
+		if want.IsZero() {
+			t.Fatalf("%s: time.Parse cannot read it either", c)
+		}
+		if got != want.UnixNano() {
+			t.Errorf("%s: got %d, time.Parse %d", c, got, want.UnixNano())
+		}
+	}
+	for _, bad := range []string{"", "2023-11-16", "2023-13-01 00:00:00", "2023-02-29 00:00:00", "2023-11-16 24:00:00", "2023-11-16 18:15:4x", "2023-11-16 18:15:46.", "2023-11-16 18:15:46 EST", "2023-11-16 18:15:46+25:00"} {
+		if _, err := parseDatetime(bad); err == nil {
+			t.Errorf("%q: no error", bad)
 		}
 	}
 }
 
-func TestReadAzureTraceReal(t *testing.T) {
-	f, err := os.Open("../../shared/data/AzureLLMInferenceTrace_conv.csv")
-	if err != nil {
-		t.Skipf("Azure trace not available: %v", err)
+func TestReadMooncake(t *testing.T) {
+	rows := readAll(t, TraceSpec{File: "testdata/mooncake_small.jsonl"})
+	if len(rows) != 4 {
+		t.Fatalf("got %d rows", len(rows))
 	}
-	defer f.Close()
-	recs, err := ReadAzureTrace(f)
+	if rows[2].Time != 1.5 || rows[2].Input != 600 || rows[2].Output != 7 || rows[2].Line != 3 {
+		t.Errorf("row 2: %+v", rows[2])
+	}
+	if rows[3].Line != 5 || rows[3].Time != 2.25 { // the blank line is skipped but counted
+		t.Errorf("row 3: %+v", rows[3])
+	}
+	if got := rows[1].Blocks; len(got) != 4 || got[3] != 4 {
+		t.Errorf("blocks: %v", got)
+	}
+}
+
+func TestReadBurstGPTFilter(t *testing.T) {
+	rows := readAll(t, TraceSpec{File: "testdata/burstgpt_small.csv", Where: TraceFilter{Model: []string{"GPT-4"}}})
+	// Times stay relative to the file's first record, not the first kept.
+	if len(rows) != 2 || rows[0].Time != 41 || rows[1].Time != 113 || rows[0].Model != "GPT-4" || rows[1].Output != 0 {
+		t.Errorf("got %+v", rows)
+	}
+	rows = readAll(t, TraceSpec{File: "testdata/burstgpt_small.csv", Where: TraceFilter{LogType: []string{"Conversation log"}, Model: []string{"ChatGPT", "GPT-4"}}})
+	if len(rows) != 3 {
+		t.Errorf("log type filter: %d rows", len(rows))
+	}
+}
+
+func TestReadGenericCSVWindow(t *testing.T) {
+	spec := TraceSpec{File: "testdata/chat_sessions.csv", Format: FormatCSV, TimeUnit: TimeMillis,
+		Columns: TraceColumns{Time: "ts_ms", Input: "prompt_tokens", Output: "completion_tokens", Session: "conv", Tenant: "user"},
+		From:    Duration(0.5), To: Duration(3)}
+	rows := readAll(t, spec)
+	// Window [0.5 s, 3 s) of trace time: rows at 0.5 and 2.0, made relative to 0.5.
+	if len(rows) != 2 || rows[0].Time != 0 || rows[1].Time != 1.5 || rows[0].Tenant != "globex" || !rows[0].HasSession {
+		t.Errorf("got %+v", rows)
+	}
+	spec.Where = TraceFilter{Tenant: []string{"acme"}}
+	spec.From, spec.To = 0, 0
+	rows = readAll(t, spec)
+	if len(rows) != 3 || rows[2].Time != 4 {
+		t.Errorf("tenant filter: %+v", rows)
+	}
+}
+
+func TestReadGenericJSONL(t *testing.T) {
+	src := `{"t": "2024-05-10 00:00:00.5", "in": 10, "out": "3", "blocks": [7, "ab"], "m": "x"}
+{"t": "2024-05-10 00:00:01Z", "in": 20, "out": 4, "blocks": "7 8 9", "m": 5}
+`
+	p := writeFile(t, "g.jsonl", src)
+	rows := readAll(t, TraceSpec{File: p, Format: FormatJSONL, TimeUnit: TimeDatetime, BlockSize: 4,
+		Columns: TraceColumns{Time: "t", Input: "in", Output: "out", Blocks: "blocks", Model: "m"}})
+	if len(rows) != 2 || rows[1].Time != 0.5 || rows[0].Output != 3 || rows[1].Model != "5" {
+		t.Fatalf("got %+v", rows)
+	}
+	if b := rows[0].Blocks; len(b) != 2 || b[0] != 7 || b[1] != hashID([]byte("ab")) {
+		t.Errorf("blocks %v", b)
+	}
+	if b := rows[1].Blocks; len(b) != 3 || b[2] != 9 {
+		t.Errorf("blocks %v", b)
+	}
+}
+
+func TestReadGzip(t *testing.T) {
+	src, err := os.ReadFile("testdata/mooncake_small.jsonl")
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(recs) != 19366 {
-		t.Errorf("got %d records, want 19366", len(recs))
+	p := filepath.Join(t.TempDir(), "trace.jsonl.gz")
+	f, err := os.Create(p)
+	if err != nil {
+		t.Fatal(err)
 	}
-	span := recs[len(recs)-1].Time
-	rate := float64(len(recs)-1) / span
-	if math.Abs(rate-5.5) > 0.1 {
-		t.Errorf("mean rate %.3f req/s over %.0fs, want ≈ 5.5", rate, span)
+	zw := gzip.NewWriter(f)
+	zw.Write(src)
+	zw.Close()
+	f.Close()
+	rows := readAll(t, TraceSpec{File: p})
+	if len(rows) != 4 || rows[3].Output != 300 {
+		t.Errorf("gzip: %+v", rows)
 	}
-	t.Logf("%d requests over %.0fs: %.3f req/s", len(recs), span, rate)
-	for i, r := range recs {
-		if r.Input < 0 || r.Output < 0 || (i > 0 && r.Time < recs[i-1].Time) {
-			t.Fatalf("row %d: %+v", i, r)
+}
+
+func TestSortWindow(t *testing.T) {
+	src := "time,in,out\n10,1,1\n12,2,2\n11,3,3\n15,4,4\n13.5,5,5\n"
+	p := writeFile(t, "s.csv", src)
+	cols := TraceColumns{Time: "time", Input: "in", Output: "out"}
+	_, err := ReadTrace(&TraceSpec{File: p, Format: FormatCSV, Columns: cols})
+	if err == nil || !strings.Contains(err.Error(), "s.csv:4: time is 1s earlier than line 3's") || !strings.Contains(err.Error(), "sort_window to at least 1s") {
+		t.Errorf("unsorted: %v", err)
+	}
+	rows := readAll(t, TraceSpec{File: p, Format: FormatCSV, Columns: cols, SortWindow: Duration(2)})
+	var got []int
+	for _, r := range rows {
+		got = append(got, r.Input)
+	}
+	if strings.Trim(strings.Join(strings.Fields(strings.Trim(fmtInts(got), "[]")), ","), ",") != "1,3,2,5,4" || rows[0].Time != 0 || rows[4].Time != 5 {
+		t.Errorf("sorted: %v %+v", got, rows)
+	}
+	_, err = ReadTrace(&TraceSpec{File: p, Format: FormatCSV, Columns: cols, SortWindow: Duration(0.5)})
+	if err == nil || !strings.Contains(err.Error(), "more than sort_window (0.5s) allows") {
+		t.Errorf("window too small: %v", err)
+	}
+}
+
+func fmtInts(v []int) string {
+	var b strings.Builder
+	for i, x := range v {
+		if i > 0 {
+			b.WriteByte(' ')
+		}
+		b.WriteString(itoaSmall(x))
+	}
+	return b.String()
+}
+
+func TestTraceErrors(t *testing.T) {
+	head := "TIMESTAMP,ContextTokens,GeneratedTokens\n"
+	row := "2023-11-16 18:15:46.6805900,374,44\n"
+	cols := TraceColumns{Time: "t", Input: "i", Output: "o"}
+	cases := []struct {
+		name, src string
+		spec      TraceSpec
+		want      string
+	}{
+		{"empty.csv", "", TraceSpec{Format: FormatAzure}, "empty file"},
+		{"h.csv", "time,in,out\n" + row, TraceSpec{Format: FormatAzure}, `h.csv:1: header has no column "TIMESTAMP", "ContextTokens", "GeneratedTokens"`},
+		{"ts.csv", head + row + "2023-11-16 18:15:4x,1,1\n", TraceSpec{}, `ts.csv:3: column "TIMESTAMP": timestamp "2023-11-16 18:15:4x"`},
+		{"neg.csv", head + row + "2023-11-16 18:15:47,-1,1\n", TraceSpec{}, `neg.csv:3: column "ContextTokens": -1 is out of range`},
+		{"many.csv", head + "2023-11-16 18:15:47,1,many\n", TraceSpec{}, `many.csv:2: column "GeneratedTokens": "many" is not a whole number`},
+		{"short.csv", head + row + "2023-11-16 18:15:47,1\n", TraceSpec{}, "short.csv:3: 2 fields, but the header has 3"},
+		{"order.csv", head + row + "2023-11-16 18:15:40,1,1\n", TraceSpec{}, "order.csv:3: time is 6.68059s earlier than line 2's"},
+		{"big.csv", head + "2023-11-16 18:15:47,1e20,1\n", TraceSpec{}, "out of range"},
+		{"frac.csv", head + "2023-11-16 18:15:47,1.5,1\n", TraceSpec{}, `"1.5" is not a whole number`},
+		{"m.jsonl", `{"timestamp": 0, "input_length": 5, "output_length": 1}` + "\n{\"timestamp\": 1, \"output_length\": 1}\n", TraceSpec{Format: FormatMooncake}, `m.jsonl:2: missing field "input_length"`},
+		{"m2.jsonl", `{"timestamp": 0, "input_length": "x", "output_length": 1}`, TraceSpec{Format: FormatMooncake}, `m2.jsonl:1: field "input_length": expected a int64, got a JSON string`},
+		{"m3.jsonl", "{\"timestamp\": 0,", TraceSpec{Format: FormatMooncake}, "m3.jsonl:1: not a JSON object"},
+		{"m4.jsonl", `{"timestamp": 1e300, "input_length": 1, "output_length": 1}`, TraceSpec{Format: FormatMooncake}, `m4.jsonl:1: field "timestamp": time "1e300" is out of range`},
+		{"g.csv", "t,i\n1,2\n", TraceSpec{Format: FormatCSV, Columns: cols}, `g.csv:1: header has no column "o" (columns.output)`},
+		{"g.jsonl", `{"t": 1, "i": 2}`, TraceSpec{Format: FormatJSONL, Columns: cols}, `g.jsonl:1: missing field "o"`},
+		{"g2.jsonl", `{"t": [1], "i": 2, "o": 3}`, TraceSpec{Format: FormatJSONL, Columns: cols}, `g2.jsonl:1: field "t": expected a string or a number, got a JSON array`},
+		{"q.csv", "t,i,o\n1,\"2,3\n", TraceSpec{Format: FormatCSV, Columns: cols}, "q.csv:2:"},
+		{"sg-trace.csv", "0,1,1,Gamma,1,1\n", TraceSpec{Format: FormatServeGen}, "sg-dataset.json: no such file"},
+		{"sg2-trace.csv", "0,1,1,Pareto,1,1\n", TraceSpec{Format: FormatServeGen}, `sg2-trace.csv:1: family "Pareto"`},
+		{"sg3-trace.csv", "0,1,1,Gamma,1,1\n0,1,1,Gamma,1,1\n", TraceSpec{Format: FormatServeGen}, "sg3-trace.csv:2: window start 0 is not after"},
+	}
+	for _, c := range cases {
+		spec := c.spec
+		spec.File = writeFile(t, c.name, c.src)
+		_, err := ReadTrace(&spec)
+		if err == nil || !strings.Contains(err.Error(), c.want) {
+			t.Errorf("%s:\n got %v\nwant it to contain %q", c.name, err, c.want)
+			continue
+		}
+		var te *TraceError
+		if !errors.As(err, &te) {
+			t.Errorf("%s: %T is not a *TraceError", c.name, err)
+		}
+	}
+	if _, err := ReadTrace(&TraceSpec{File: "testdata/nope.csv"}); err == nil || !strings.Contains(err.Error(), "testdata/nope.csv: no such file") {
+		t.Errorf("missing file: %v", err)
+	}
+}
+
+func TestTraceSpecValidate(t *testing.T) {
+	cols := TraceColumns{Time: "t", Input: "i", Output: "o"}
+	cases := []struct {
+		spec TraceSpec
+		want string
+	}{
+		{TraceSpec{}, "file: missing"},
+		{TraceSpec{File: "x", Format: "parquet"}, `format: unknown format "parquet"`},
+		{TraceSpec{File: "x", Format: FormatAzure, Columns: cols}, "columns: does not apply"},
+		{TraceSpec{File: "x", Format: FormatCSV, Columns: TraceColumns{Time: "t"}}, "columns.input: missing"},
+		{TraceSpec{File: "x", Format: FormatCSV, Columns: cols, TimeUnit: "h"}, `time_unit: unknown time unit "h"; allowed: s, ms, us, ns, datetime`},
+		{TraceSpec{File: "x", Format: FormatAzure, TimeUnit: "ms"}, "time_unit: does not apply"},
+		{TraceSpec{File: "x", Format: FormatCSV, Columns: TraceColumns{Time: "t", Input: "i", Output: "o", Blocks: "b"}}, "block_size: missing"},
+		{TraceSpec{File: "x", Format: FormatCSV, Columns: TraceColumns{Time: "t", Input: "i", Output: "o", Blocks: "b", Session: "s"}}, "at most one of session, prefix and blocks"},
+		{TraceSpec{File: "x", Format: FormatCSV, Columns: TraceColumns{Time: "t", Input: "i", Output: "o", Prefix: "p"}}, "prefix_tokens: missing"},
+		{TraceSpec{File: "x", Format: FormatAzure, BlockSize: 16}, "block_size: does not apply"},
+		{TraceSpec{File: "x", Speed: math.NaN()}, "speed: must be a finite number, got nan"},
+		{TraceSpec{File: "x", Speed: -1}, "speed"},
+		{TraceSpec{File: "x", Scale: math.Inf(1)}, "scale: must be a finite number, got inf"},
+		{TraceSpec{File: "x", Scale: 2, ScaleBy: ScaleThin}, "scale_by: thin keeps each record"},
+		{TraceSpec{File: "x", Scale: 0.5, ScaleBy: ScaleCopies}, "scale_by: copies superposes"},
+		{TraceSpec{File: "x", Scale: 0.5, CopyShift: 1}, "copy_shift: applies only"},
+		{TraceSpec{File: "x", From: 10, To: 5}, "to: must be later than from"},
+		{TraceSpec{File: "x", From: Duration(math.NaN())}, "from: must be a finite number, got nan"},
+		{TraceSpec{File: "x", SortWindow: Duration(2 * 86400)}, "sort_window: must be between 0 and 1d, got 2d"},
+		{TraceSpec{File: "x", Format: FormatAzure, Where: TraceFilter{Model: []string{"a"}}}, "where.model: the trace has no model field"},
+		{TraceSpec{File: "x", Format: FormatCSV, Columns: cols, Where: TraceFilter{Tenant: []string{"a"}}}, "name it in columns.tenant"},
+		{TraceSpec{File: "x", Format: FormatBurstGPT, Where: TraceFilter{Model: []string{""}}}, "where.model[0]: must not be empty"},
+		{TraceSpec{File: "x", Format: FormatAzure, Dataset: "d.json"}, "dataset: applies only"},
+	}
+	for _, c := range cases {
+		err := c.spec.Validate()
+		if err == nil || !strings.Contains(err.Error(), c.want) {
+			t.Errorf("%+v:\n got %v\nwant %q", c.spec, err, c.want)
+		}
+	}
+	ok := TraceSpec{File: "x", Format: FormatCSV, Columns: cols, Speed: 2, Scale: 2.5, CopyShift: 3, Loop: true, From: 1, To: 2}
+	if err := ok.Validate(); err != nil {
+		t.Errorf("valid spec: %v", err)
+	}
+}
+
+func TestServeGenReplay(t *testing.T) {
+	rows := readAll(t, TraceSpec{File: "testdata/servegen_small-trace.csv"})
+	var n1, n2 int
+	for _, r := range rows {
+		switch r.Input {
+		case 100, 300:
+			n1++
+			if r.Output != 10 {
+				t.Fatalf("window 900's output is always 10: %+v", r)
+			}
+		case 1000:
+			n2++
+		default:
+			t.Fatalf("input %d is in no distribution", r.Input)
+		}
+	}
+	// 600..1200 s at 2/s (Gamma, cv 1) and 1200..1800 s at 0.5/s (Weibull
+	// shape 0.5, cv √5). Tokens come from the dataset window in force: 900
+	// (also before it, the earlier one being empty) until 1500, then 1500.
+	// So 1200 + 150 requests of the first kind and 150 of the second.
+	sd1, sd2 := math.Sqrt(1200+150*5), math.Sqrt(150*5)
+	if math.Abs(float64(n1)-1350) > 4*sd1 || math.Abs(float64(n2)-150) > 4*sd2 {
+		t.Errorf("counts %d and %d, want about 1350 and 150", n1, n2)
+	}
+}
+
+func TestReplayIsExact(t *testing.T) {
+	spec := TraceSpec{File: "testdata/azure_small.csv"}
+	rows := readAll(t, spec)
+	rp, err := OpenReplay(&spec, math.Inf(1), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer rp.Close()
+	for i := 0; ; i++ {
+		rec, err := rp.Next()
+		if errors.Is(err, io.EOF) {
+			if i != len(rows) {
+				t.Fatalf("replayed %d of %d", i, len(rows))
+			}
+			break
+		}
+		if err != nil {
+			t.Fatal(err)
+		}
+		if rec.Time != rows[i].Time || rec.Input != rows[i].Input || rec.Output != rows[i].Output || rec.Line != rows[i].Line {
+			t.Errorf("record %d: %+v, row %+v", i, rec, rows[i])
+		}
+	}
+	s := rp.Summary()
+	if s.Requests != 5 || s.RowsRead != 5 || s.RowsKept != 5 || s.Input.Max != 879 {
+		t.Errorf("summary %+v", s)
+	}
+}
+
+func TestCSVLinesQuotes(t *testing.T) {
+	src := "a,b,c\n\"x, y\",\"say \"\"hi\"\"\", z \r\n\n1,,\n \"q\" ,2,3\n"
+	l := newCSVLines(strings.NewReader(src))
+	var got [][]string
+	var lines []int
+	for {
+		rec, err := l.read()
+		if errors.Is(err, io.EOF) {
+			break
+		}
+		if err != nil {
+			t.Fatal(err)
+		}
+		var row []string
+		for _, f := range rec {
+			row = append(row, string(f))
+		}
+		got = append(got, row)
+		lines = append(lines, l.line)
+	}
+	want := [][]string{{"a", "b", "c"}, {"x, y", `say "hi"`, "z "}, {"1", "", ""}, {"q", "2", "3"}}
+	if fmt.Sprint(got) != fmt.Sprint(want) || fmt.Sprint(lines) != "[1 2 4 5]" {
+		t.Errorf("got %q at lines %v", got, lines)
+	}
+	for _, bad := range []string{"\"open,1\n", "a\"b,1\n", "\"a\"b,1\n"} {
+		if _, err := newCSVLines(strings.NewReader(bad)).read(); err == nil {
+			t.Errorf("%q: no error", bad)
+		}
+	}
+}
+
+func TestDecimalNanos(t *testing.T) {
+	for s, want := range map[string]int64{"1": 1e9, "1.5": 1.5e9, "-2.25": -2.25e9, "0.000000001": 1, "12345.678": 12345678000000} {
+		if got, err := parseNumericTime(s, 1e9); err != nil || got != want {
+			t.Errorf("%s s: %d, %v; want %d", s, got, err, want)
+		}
+	}
+	if got, _ := parseNumericTime([]byte("1500"), 1e6); got != 1.5e9 {
+		t.Errorf("1500 ms: %d", got)
+	}
+	if got, _ := parseNumericTime("1e3", 1e6); got != 1e9 {
+		t.Errorf("1e3 ms: %d", got)
+	}
+	for _, bad := range []string{"", "-", ".", "1.2.3", "9999999999999", "x"} {
+		if _, err := parseNumericTime(bad, 1e9); err == nil {
+			t.Errorf("%q: no error", bad)
 		}
 	}
 }

@@ -7,11 +7,12 @@ import (
 	"os"
 	"strings"
 
+	"github.com/headroom-sim/headroom/model/loadtest"
 	"github.com/headroom-sim/headroom/model/perf"
 	"github.com/headroom-sim/headroom/report"
 )
 
-const calibrateUsage = `Usage: headroom calibrate FILE [flags]
+const calibrateUsage = `Usage: headroom calibrate FILE... [flags]
 
 Fits a GPU step-time model to measured engine iterations and prints every
 point with its prediction and error, the error summary for decode and
@@ -53,7 +54,21 @@ Step models (--kind):
   both       fit both and print both blocks; paste one.
   The default is both when a catalogue GPU and model are known, else table.
 
+Load-test results (JSON, told from their keys; --format to force one): the
+result files of vllm bench serve --save-result (with --save-detailed rows
+when present), GuideLLM's benchmark report, LLMPerf's summary and
+individual responses, and genai-perf's profile export (or AIPerf's
+per-request records); give every level's file. Each tool's metrics are
+converted to Headroom's (see the README: LLMPerf's inter-token latency, for
+one, includes the first token). With --target hosted (the default without
+--gpu, --served-model or --kind) they fit a hosted API's latency model and
+print the [provider.latency] block; with --target cluster they become the
+measured steps of the step-model fit above (decode steps sized by Little's
+law, prefill steps from the lightest level).
+
 Examples:
+  headroom calibrate vllm-rate1.json vllm-rate4.json vllm-rate16.json
+  headroom calibrate guidellm-report.json --target cluster --gpu H100-SXM --served-model llama-3.1-8b
   headroom calibrate perf_model.csv --model llama2-70b --hardware h100-80gb --tp 8
   headroom calibrate perf_model.csv --hardware h100-80gb-pcap --tp 8 --model llama2-70b --gpu H100-SXM
   headroom calibrate steps.csv --gpu H100-SXM --served-model llama-3.1-8b --tp 2
@@ -70,6 +85,7 @@ type calibrateOptions struct {
 	gpu         string
 	servedModel string
 	kind        string
+	target      string
 }
 
 func cmdCalibrate(args []string, stdout, stderr io.Writer) error {
@@ -82,8 +98,12 @@ func cmdCalibrate(args []string, stdout, stderr io.Writer) error {
 	fs.StringVar(&o.gpu, "gpu", "", "catalogue GPU for the roofline, `NAME` (default: the Splitwise hardware)")
 	fs.StringVar(&o.servedModel, "served-model", "", "catalogue model for the roofline, `NAME` (default: the Splitwise model)")
 	fs.StringVar(&o.kind, "kind", "", "step model to fit, `roofline|table|both` (default: both when a catalogue GPU and model are known, else table)")
+	fs.StringVar(&o.target, "target", "", "for load-test results, what was measured: `hosted|cluster` (default: cluster with --gpu, --served-model or --kind, else hosted)")
 	if err := parseFlags(fs, args); err != nil {
 		return err
+	}
+	if isLoadTestInput(fs.Args(), o.format) {
+		return calibrateLoadTest(fs.Args(), o, stdout)
 	}
 	if fs.NArg() != 1 {
 		return badInput("calibrate takes one measurements FILE, got %d (see headroom calibrate --help)", fs.NArg())
@@ -100,7 +120,10 @@ func cmdCalibrate(args []string, stdout, stderr io.Writer) error {
 	switch format {
 	case "", perf.FormatSplitwise, perf.FormatSteps, perf.FormatVidur:
 	default:
-		return badInput("--format %q: must be splitwise, steps or vidur", o.format)
+		return badInput("--format %q: must be splitwise, steps or vidur, or for load-test results %s", o.format, loadtest.Formats)
+	}
+	if o.target != "" {
+		return badInput("--target applies to load-test results (JSON), not to %s", fs.Arg(0))
 	}
 	path := fs.Arg(0)
 	data, err := os.ReadFile(path)

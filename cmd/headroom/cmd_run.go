@@ -22,6 +22,12 @@ summary, and writes JSON, CSV and HTML results when asked. With --json
 FILE.json the HTML report is also written beside it, as FILE.html, unless
 --html names another file or --no-html is given.
 
+A workload's demand can be a request log replayed record by record:
+  [workload.demand]
+  trace = { file = "requests.csv", format = "azure" }   # or mooncake, burstgpt, servegen, csv, jsonl
+with a window (from, to), speed, scale, loop and filters; see the README.
+"headroom fit TRACE" writes a scenario whose workloads reproduce a log.
+
 Examples:
   headroom run
   headroom run salespeople-peak --csv out/sales
@@ -85,12 +91,16 @@ func cmdRun(args []string, stdout, stderr io.Writer) error {
 	} else if cfgs, err = sc.Configs(overrides); err != nil {
 		return err
 	}
+	warnings, err := scenarioWarnings(sc, overrides, o.strict, o.quiet, "", stderr)
+	if err != nil {
+		return err
+	}
 
 	plan := &report.Plan{Command: "run", Generator: "headroom " + buildVersion(),
 		Scenario:     report.ScenarioInfo{Name: cfgs[0].Name, Description: sc.Description, File: sc.File(), Overrides: o.sets},
 		Variants:     variantNames(cfgs),
 		Replications: o.batch.replications, Summarize: fs.Changed("replications"),
-		SLOs: report.SLOsOf(cfgs[0])}
+		SLOs: report.SLOsOf(cfgs[0]), Warnings: warnings}
 	points := [][]model.Config{cfgs}
 	if err := checkCSVNames(o.csvDir, plan.Variants); err != nil {
 		return err

@@ -55,6 +55,9 @@ func cmdServe(args []string, stdout, stderr io.Writer) error {
 	if fs.NArg() > 1 {
 		return badInput("serve takes one scenario, got %d", fs.NArg())
 	}
+	if !(*speed > 0) || *speed > 1e6 {
+		return badInput("--speed K must be a number > 0 and at most 1000000 (1 is real time), got %v", *speed)
+	}
 	if *grace < 0 {
 		return badInput("--grace must be a duration >= 0, got %v", *grace)
 	}

@@ -42,9 +42,12 @@ Usage:
   headroom sweep [FILE|EXAMPLE] [flags]  step-load levels or a grid of --param values: throughput and latency per point, knee marked
   headroom serve [FILE|EXAMPLE] [flags] serve the scenario's tier as live OpenAI- and Anthropic-shaped endpoints
   headroom merge PART.json... [flags]   combine the part files of a sharded run, compare or sweep
-  headroom calibrate FILE [flags]       fit a GPU step-time model to measurements; prints TOML to paste
+  headroom calibrate FILE... [flags]    fit a GPU step model or a hosted API's latency to measurements and load tests; prints TOML
+  headroom fit TRACE... [flags]         fit a scenario to request logs: rate curve, burstiness, tokens, prefixes
   headroom catalogue                    list the built-in GPUs and models a cluster can name
   headroom validate FILE...             check scenario files without running them
+  headroom explain [KEY]                what a scenario key means, its unit, default and allowed values
+  headroom schema                       print a JSON Schema of the scenario format, for editors
   headroom examples [NAME]              list the embedded example scenarios, or print one
   headroom version                      print the version
   headroom completion bash|zsh|fish     print a shell completion script
@@ -95,8 +98,11 @@ func commandTable() []command {
 		{"serve", cmdServe, "scenario"},
 		{"merge", cmdMerge, "json"},
 		{"calibrate", cmdCalibrate, "csv"},
+		{"fit", cmdFit, "csv"},
 		{"catalogue", cmdCatalogue, ""},
 		{"validate", cmdValidate, "scenario"},
+		{"explain", cmdExplain, ""},
+		{"schema", cmdSchema, ""},
 		{"examples", cmdExamples, "example"},
 		{"version", cmdVersion, ""},
 		{"completion", cmdCompletion, "shell"},

@@ -35,8 +35,12 @@ max_num_seqs = 64
 
 // streamDeltas streams one chat request and returns when each content
 // chunk arrived, after t0.
-func streamDeltas(t *testing.T, url string, tokens int, t0 time.Time) []time.Duration {
-	body := `{"model":"pool","stream":true,"max_tokens":` + itoa(tokens) + `,"messages":[{"role":"user","content":"x"}]}`
+func streamDeltas(t *testing.T, url string, tokens int, t0 time.Time, model ...string) []time.Duration {
+	name := "pool"
+	if len(model) > 0 {
+		name = model[0]
+	}
+	body := `{"model":"` + name + `","stream":true,"max_tokens":` + itoa(tokens) + `,"messages":[{"role":"user","content":"x"}]}`
 	req, _ := http.NewRequest("POST", url+"/v1/chat/completions", strings.NewReader(body))
 	req.Header.Set("X-Headroom-Output-Tokens", itoa(tokens))
 	resp, err := http.DefaultClient.Do(req)
@@ -108,5 +112,57 @@ func TestHorizon(t *testing.T) {
 	}
 	if r := s.Stop(); r.Interrupted {
 		t.Fatal("a session that reached its horizon says it was interrupted")
+	}
+}
+
+// hybrid is a hosted API in an outage, and a route that falls back from
+// it to a GPU pool.
+const hybrid = `
+name = "hybrid"
+duration = "1h"
+[[workload]]
+name = "chat"
+route = "main"
+tokens = { input = 50, output = 20 }
+demand = { rate = 1 }
+
+[[provider]]
+name = "api"
+latency = { ttft = { base = "0.1s" } }
+[[provider.outage]]
+after = "0s"
+duration = "1h"
+status = 529
+
+[[cluster]]
+name = "pool"
+replicas = 1
+  [cluster.step]
+  kind = "table"
+  batches = [1, 64]
+  times = ["10ms", "20ms"]
+  [cluster.kv]
+  blocks = 100000
+
+[[route]]
+name = "main"
+targets = ["api", "pool"]
+`
+
+// TestOutageAndFallback: the provider answers 529 overloaded during its
+// outage; the route behind it falls back to the cluster, which streams.
+func TestOutageAndFallback(t *testing.T) {
+	s := start(t, hybrid, Options{Speed: 1})
+	resp, body := post(t, s.URL+"/v1/messages", `{"model":"api","max_tokens":5,"messages":[{"role":"user","content":"x"}]}`)
+	if resp.StatusCode != 529 || !strings.Contains(body, `"overloaded_error"`) || resp.Header.Get("X-Should-Retry") != "" {
+		t.Fatalf("during the outage: %d %s", resp.StatusCode, body)
+	}
+	deltas := streamDeltas(t, s.URL, 10, time.Now(), "main")
+	if len(deltas) != 10 {
+		t.Fatalf("the route streamed %d tokens, want 10 from the pool", len(deltas))
+	}
+	m := s.scrape(t)
+	if m["headroom_backend_admitted_total"].sum("backend", "pool") != 1 || m["headroom_backend_refused_total"].sum("backend", "api") != 2 {
+		t.Fatalf("admitted %v, refused %v", m["headroom_backend_admitted_total"].samples, m["headroom_backend_refused_total"].samples)
 	}
 }

@@ -31,7 +31,7 @@ demand = { rate = 1 }
 [[provider]]
 name = "p"
 limits = { rpm = 2000, otpm = 1000000 }
-latency = { ttft = { base = "1s" }, tpot = { base = "40ms" } }
+latency = { ttft = { base = "1s" }, tpot = { base = "80ms" } }
 `
 
 func openFDs() int {
@@ -127,8 +127,8 @@ func TestLoadThousandsOfStreams(t *testing.T) {
 				return
 			}
 			ok.Add(1)
-			// Modelled: 1 s to the first token, 99 x 40 ms after: 4.96 s.
-			overheads[i] = time.Since(t0).Seconds() - 4.96/speed
+			// Modelled: 1 s to the first token, 99 x 80 ms after: 8.92 s.
+			overheads[i] = time.Since(t0).Seconds() - 8.92/speed
 		}(i)
 	}
 	wg.Wait()
@@ -168,7 +168,7 @@ func TestLoadThousandsOfStreams(t *testing.T) {
 	}
 	sort.Float64s(ov)
 	p99 := ov[int(math.Ceil(0.99*float64(len(ov))))-1]
-	t.Logf("%d streams served (peak %d open), %d refused; overhead over the modelled 2.48 s: p50 %.0f ms, p99 %.0f ms",
+	t.Logf("%d streams served (peak %d open), %d refused; overhead over the modelled 4.46 s: p50 %.0f ms, p99 %.0f ms",
 		ok.Load(), peak.Load(), refused.Load(), ov[len(ov)/2]*1000, p99*1000)
 	// The overhead is measured by BenchmarkOverhead; on a machine shared
 	// with other work it is noise, so the test only catches a stall.

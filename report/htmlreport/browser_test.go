@@ -407,3 +407,57 @@ func TestBrowserGridSweepReport(t *testing.T) {
 		}
 	}
 }
+
+// TestBrowserTraceReport: a scenario replaying a trace (a small Mooncake
+// file, scaled and looped) shows what was read and issued in its own
+// table, and every chart draws.
+func TestBrowserTraceReport(t *testing.T) {
+	browserTools(t)
+	needRuntime(t)
+	dir := t.TempDir()
+	src, err := os.ReadFile(filepath.Join("..", "..", "workloads", "testdata", "mooncake_small.jsonl"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(dir, "m.jsonl"), src, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	scen := `name = "replay"
+duration = "10m"
+interval = "1m"
+[[workload]]
+name = "chat"
+route = "api"
+[workload.demand]
+trace = { file = "m.jsonl", scale = 2, loop = true }
+[[provider]]
+name = "api"
+latency = { ttft = { base = "100ms" }, tpot = { base = "10ms" } }
+cache = { ttl = "5m", min_tokens = 512 }
+`
+	file := filepath.Join(dir, "replay.toml")
+	sc, err := scenarios.LoadBytes([]byte(scen), file)
+	if err != nil {
+		t.Fatal(err)
+	}
+	cfgs, err := sc.Configs(nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	res, err := model.RunAll(context.Background(), cfgs, 1, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	d := report.NewDocument("headroom test", report.ScenarioInfo{Name: cfgs[0].Name, File: file}, res)
+	var b bytes.Buffer
+	if err := htmlreport.Write(&b, d, htmlreport.DefaultOptions()); err != nil {
+		t.Fatal(err)
+	}
+	got := inBrowser(t, b.Bytes())
+	for _, want := range []string{"Traces replayed: what was read and issued", "chat: read", "rows read", "m.jsonl (mooncake)",
+		"chat: input tokens", "scale 2× (2 shifted copies)", "looped"} {
+		if !strings.Contains(got.Text, want) {
+			t.Errorf("page text lacks %q:\n%.2000s", want, got.Text)
+		}
+	}
+}

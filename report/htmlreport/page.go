@@ -117,6 +117,7 @@ type page struct {
 	Table                    *table
 	Gateway                  *table // per tenant, when the run had a gateway
 	Limits                   *table // every rate limit at its peak
+	Traces                   *table // what each replayed trace read and issued
 	Sections                 []section
 	// Warnings are the document's defaults that change the answer.
 	Warnings []string
@@ -204,6 +205,7 @@ func Write(w io.Writer, d *report.Document, o Options) error {
 	p.Table = &tb
 	p.Gateway = gatewayTable(d.Variants)
 	p.Limits = limitsTable(d.Variants)
+	p.Traces = traceTable(d.Variants)
 	for _, x := range d.Warnings {
 		p.Warnings = append(p.Warnings, x.Text())
 	}

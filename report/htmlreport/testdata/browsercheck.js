@@ -26,8 +26,11 @@ let stderr = "";
 proc.stdio[2].on("data", (d) => { stderr += d; });
 // Chromium gone before the check finished (a crash, the OOM killer):
 // say so rather than let node exit quietly with nothing pending.
-let finished = false;
+// Once the check has asked it to close, its exit is the expected end (it may
+// exit before it answers Browser.close).
+let finished = false, closing = false;
 proc.on("exit", (code, signal) => {
+  if (!finished && closing) { finish(0); return; }
   if (!finished) { out.fatal = "chromium exited before the check finished (code " + code + ", signal " + signal + ")"; finish(1); }
 });
 
@@ -156,6 +159,7 @@ const inspect = `(() => {
       fs.writeFileSync(shot.replace(/\.png$/, "") + "-" + c.id + ".png", Buffer.from(s.data, "base64"));
     }
   }
+  closing = true;
   await send("Browser.close").catch(() => {});
 })().then(() => finish(0), (e) => { out.fatal = String(e && e.stack || e); finish(1); });
 

@@ -1,0 +1,116 @@
+package main
+
+import (
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/headroom-sim/headroom/scenarios"
+)
+
+// TestFitWritesARunnableScenario: fit prints its quality, writes a scenario
+// that loads, validates and runs, and the run offers about as many
+// requests as the trace has.
+func TestFitWritesARunnableScenario(t *testing.T) {
+	dir := t.TempDir()
+	trace := filepath.Join("..", "..", "workloads", "testdata", "chat_sessions.csv")
+	out := filepath.Join(dir, "fit.toml")
+	code, stdout, stderr := cli(t, "fit", trace, "--format", "csv", "--time-unit", "ms",
+		"--columns", "time=ts_ms,input=prompt_tokens,output=completion_tokens,session=conv,tenant=user", "--by", "tenant", "--write", out)
+	if code != exitOK {
+		t.Fatalf("exit %d: %s", code, stderr)
+	}
+	for _, want := range []string{`workload "chat_sessions/acme": 3 requests`, "rate: ", "arrivals: ", "prefix reuse in the trace", "wrote " + out} {
+		if !strings.Contains(stdout, want) {
+			t.Errorf("output lacks %q:\n%s", want, stdout)
+		}
+	}
+	src, err := os.ReadFile(out)
+	if err != nil {
+		t.Fatal(err)
+	}
+	sc, err := scenarios.LoadBytes(src, out)
+	if err != nil {
+		t.Fatalf("the written scenario does not load: %v\n%s", err, src)
+	}
+	if len(sc.Workloads) != 2 || sc.Workloads[0].Tokens.SharedPrefix == 0 {
+		t.Errorf("workloads %+v", sc.Workloads)
+	}
+	if code, _, stderr := cli(t, "run", out, "--no-html", "-q"); code != exitOK {
+		t.Errorf("run of the fitted scenario: exit %d: %s", code, stderr)
+	}
+	// Printed rather than written: the same scenario on stdout.
+	_, stdout, _ = cli(t, "fit", "../../workloads/testdata/azure_small.csv", "--workloads-only", "--route", "sonnet")
+	if !strings.Contains(stdout, "Scenario (paste it") || !strings.Contains(stdout, `route = "sonnet"`) || strings.Contains(stdout, "[[provider]]") {
+		t.Errorf("workloads only:\n%s", stdout)
+	}
+}
+
+// TestFitEmpiricalScenarioLoads: a fit whose tokens are not lognormal
+// writes empirical histograms (multi-line arrays in inline tables), and
+// the scenario loads.
+func TestFitEmpiricalScenarioLoads(t *testing.T) {
+	var b strings.Builder
+	b.WriteString("t,in,out\n")
+	for i := 0; i < 3000; i++ {
+		in := 100
+		if i%3 == 0 {
+			in = 5000 // bimodal: no lognormal fits
+		}
+		fmt.Fprintf(&b, "%d,%d,%d\n", i, in, 1+i%40)
+	}
+	p := filepath.Join(t.TempDir(), "bimodal.csv")
+	os.WriteFile(p, []byte(b.String()), 0o644)
+	code, stdout, stderr := cli(t, "fit", p, "--format", "csv", "--columns", "time=t,input=in,output=out")
+	if code != exitOK {
+		t.Fatalf("exit %d: %s", code, stderr)
+	}
+	if !strings.Contains(stdout, "input: an empirical histogram") {
+		t.Errorf("bimodal input fitted as:\n%s", stdout)
+	}
+	toml := stdout[strings.Index(stdout, "# Fitted by"):]
+	if _, err := scenarios.LoadBytes([]byte(toml), "fit.toml"); err != nil {
+		t.Fatalf("%v\n%s", err, toml)
+	}
+}
+
+// TestFitBadInput: problems with the trace or the flags exit 2 with one
+// line naming what is wrong.
+func TestFitBadInput(t *testing.T) {
+	bad := filepath.Join(t.TempDir(), "bad.csv")
+	os.WriteFile(bad, []byte("t,in,out\n1,2,3\n2,x,3\n"), 0o644)
+	cases := []struct {
+		args []string
+		want string
+	}{
+		{[]string{"fit"}, "fit takes one or more TRACE files"},
+		{[]string{"fit", "nope.csv"}, "nope.csv: no such file"},
+		{[]string{"fit", bad, "--format", "csv", "--columns", "time=t,input=in,output=out"}, `bad.csv:3: column "in": "x" is not a whole number`},
+		{[]string{"fit", bad, "--format", "csv"}, "--columns: missing"},
+		{[]string{"fit", bad, "--format", "csv", "--columns", "time=t,size=in"}, `unknown key "size"`},
+		{[]string{"fit", bad, "--by", "colour"}, "--by \"colour\""},
+		{[]string{"fit", bad, "--every", "0s"}, "--every"},
+		{[]string{"fit", bad, "--where", "model"}, "--where"},
+		{[]string{"fit", "../../workloads/testdata/azure_small.csv", "--by", "tenant"}, "fit by tenant: the azure trace has no tenant field"},
+	}
+	for _, c := range cases {
+		code, stdout, stderr := cli(t, c.args...)
+		if code != exitBadInput || !strings.Contains(stderr, c.want) || strings.Count(stderr, "\n") != 1 {
+			t.Errorf("%v: exit %d, stderr %q (want %q), stdout %q", c.args, code, stderr, c.want, stdout)
+		}
+	}
+}
+
+func TestFitHelp(t *testing.T) {
+	code, stdout, stderr := cli(t, "fit", "--help")
+	if code != exitOK || !strings.Contains(stdout, "Usage: headroom fit TRACE...") || !strings.Contains(stdout, "\nExamples:\n") || stderr != "" {
+		t.Errorf("exit %d:\n%s%s", code, stdout, stderr)
+	}
+	for _, flag := range []string{"--format", "--columns", "--every", "--by", "--write", "--where", "--workloads-only"} {
+		if !strings.Contains(stdout, flag) {
+			t.Errorf("fit --help does not mention %s", flag)
+		}
+	}
+}

@@ -1,0 +1,74 @@
+// Run by model/serve's TestNodeSDKs: the official Node SDKs against
+// headroom serve. BASE_URL is the server. Prints one JSON object with what
+// was seen; exits 1 with a message on the first thing that is wrong.
+import OpenAI, { RateLimitError } from "openai";
+import Anthropic from "@anthropic-ai/sdk";
+
+const base = process.env.BASE_URL;
+const fail = (msg) => { console.error(msg); process.exit(1); };
+const expect = (cond, msg) => { if (!cond) fail(msg); };
+const out = {};
+
+const openai = new OpenAI({ baseURL: base + "/v1", apiKey: "test" });
+const anthropic = new Anthropic({ baseURL: base, apiKey: "test" });
+
+// Chat Completions, not streamed.
+const c = await openai.chat.completions.create({ model: "sonnet", max_tokens: 8, messages: [{ role: "user", content: "hello" }] });
+expect(c.choices[0].finish_reason === "length" && c.usage.completion_tokens === 8, "chat: " + JSON.stringify(c));
+out.chat = c.choices[0].message.content;
+
+// Streamed, with usage.
+const stream = await openai.chat.completions.create({ model: "sonnet", max_tokens: 12, stream: true,
+  stream_options: { include_usage: true }, messages: [{ role: "user", content: "hello" }] });
+let text = "", chunks = 0, usage = null;
+for await (const ch of stream) {
+  if (ch.choices.length && ch.choices[0].delta.content) { text += ch.choices[0].delta.content; chunks++; }
+  if (ch.usage) usage = ch.usage;
+}
+expect(chunks === 12 && usage && usage.completion_tokens === 12, `chat stream: ${chunks} chunks, usage ${JSON.stringify(usage)}`);
+out.chatStream = text;
+
+// Responses, streamed.
+const rs = await openai.responses.create({ model: "sonnet", input: "hello", max_output_tokens: 6, stream: true });
+let rtext = "", final = null;
+for await (const ev of rs) {
+  if (ev.type === "response.output_text.delta") rtext += ev.delta;
+  if (ev.type === "response.completed" || ev.type === "response.incomplete") final = ev.response;
+}
+expect(final && final.usage.output_tokens === 6 && rtext.length > 0, "responses stream: " + JSON.stringify(final));
+out.responses = rtext;
+
+// Messages, streamed through the SDK's helper.
+const ms = anthropic.messages.stream({ model: "sonnet", max_tokens: 10, messages: [{ role: "user", content: "hello" }] });
+const msg = await ms.finalMessage();
+expect(msg.stop_reason === "max_tokens" && msg.usage.output_tokens === 10, "messages: " + JSON.stringify(msg));
+out.messages = msg.content[0].text;
+
+// The limit: empty the bucket, see the 429 and its headers, then let the
+// SDK's own retries get through.
+for (let i = 0; i < 2; i++) {
+  await openai.chat.completions.create({ model: "tight", max_tokens: 2, messages: [{ role: "user", content: "x" }] }, { maxRetries: 0 });
+}
+try {
+  await openai.chat.completions.create({ model: "tight", max_tokens: 2, messages: [{ role: "user", content: "x" }] }, { maxRetries: 0 });
+  fail("no 429 once the bucket is empty");
+} catch (e) {
+  expect(e instanceof RateLimitError && e.status === 429, "not a RateLimitError: " + e);
+  out.retryAfter = e.headers.get("retry-after");
+  out.remaining = e.headers.get("x-ratelimit-remaining-requests");
+  expect(out.retryAfter && out.remaining === "0", "429 headers: " + JSON.stringify(out));
+}
+const t0 = Date.now();
+await openai.chat.completions.create({ model: "tight", max_tokens: 2, messages: [{ role: "user", content: "x" }] });
+// Empty it again, so that the Anthropic SDK has to retry too.
+for (let i = 0; i < 5; i++) {
+  try {
+    await openai.chat.completions.create({ model: "tight", max_tokens: 2, messages: [{ role: "user", content: "x" }] }, { maxRetries: 0 });
+  } catch (e) {
+    expect(e instanceof RateLimitError, "not a RateLimitError: " + e);
+    break;
+  }
+}
+await anthropic.messages.create({ model: "tight", max_tokens: 2, messages: [{ role: "user", content: "x" }] });
+out.retriedMs = Date.now() - t0;
+console.log(JSON.stringify(out));
