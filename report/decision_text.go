@@ -43,7 +43,7 @@ func ConstraintName(c ConstraintInfo) string {
 	case "slo":
 		return c.Workload + " SLO attainment"
 	case "percentile":
-		return fmt.Sprintf("%s %s %s", c.Workload, statWords(c), metricWords(c.Metric))
+		return fmt.Sprintf("%s %s %s", c.Workload, statWords(c), latencyMetricWords(c.Metric))
 	case "failed":
 		return "failed share"
 	case "429":
@@ -60,7 +60,7 @@ func ConstraintText(c ConstraintInfo, windowS float64) string {
 	case "slo":
 		s = fmt.Sprintf("%s: %s for at least %s of requests", c.Workload, c.SLO, Percent(c.Limit))
 	case "percentile":
-		s = fmt.Sprintf("%s: %s %s ≤ %s", c.Workload, statWords(c), metricWords(c.Metric), Seconds(c.Limit))
+		s = fmt.Sprintf("%s: %s %s ≤ %s", c.Workload, statWords(c), latencyMetricWords(c.Metric), Seconds(c.Limit))
 	case "failed":
 		s = fmt.Sprintf("at most %s of requests fail", Percent(c.Limit))
 	case "429":
@@ -78,7 +78,8 @@ func scopeWords(c ConstraintInfo, windowS float64) string {
 	return "over the run"
 }
 
-func metricWords(m string) string {
+// latencyMetricWords names a plan target's metric.
+func latencyMetricWords(m string) string {
 	switch m {
 	case "ttft":
 		return "TTFT"
