@@ -15,17 +15,20 @@ import (
 	"github.com/headroom-sim/headroom/scenarios"
 )
 
-// planExample answers an embedded example's [plan].
-func planExample(t *testing.T, name string) (*Problem, *report.Decision) {
+// planExample answers an embedded example's [plan], with sets applied. The
+// examples' tests run in parallel with each other: a plan keeps the cores
+// busy only as far as its rounds and growth steps have simulations to run.
+func planExample(t *testing.T, name string, sets ...scenarios.Override) (*Problem, *report.Decision) {
 	t.Helper()
 	if testing.Short() {
 		t.Skip("a whole plan: long")
 	}
+	t.Parallel()
 	sc, err := scenarios.LoadExample(name)
 	if err != nil {
 		t.Fatal(err)
 	}
-	pr, err := Compile(sc, nil)
+	pr, err := Compile(sc, sets)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -36,6 +39,11 @@ func planExample(t *testing.T, name string) (*Problem, *report.Decision) {
 	if d.Winner == nil {
 		t.Fatalf("%s: nothing holds: %s", name, report.DecisionAnswer(d))
 	}
+	least := math.Inf(1)
+	for _, c := range d.Candidates[*d.Winner].Checks {
+		least = math.Min(least, c.Margin)
+	}
+	t.Logf("%s: %d simulations for %d of %d candidates, %d for the growth; the winner's least margin %.0f%%", name, d.Search.Simulations, len(d.Candidates), d.Search.Candidates, d.Search.GrowthSimulations, 100*least)
 	return pr, d
 }
 
@@ -182,7 +190,7 @@ func checkWritten(t *testing.T, pr *Problem, d *report.Decision) {
 // in the 11 a.m. hour; nothing cheaper was skipped without a reason; and
 // the search simulates under a tenth of what an exhaustive one would.
 func TestFleet70BExample(t *testing.T) {
-	pr, d := planExample(t, "fleet-70b")
+	pr, d := planExample(t, "fleet-70b", scenarios.Override{Path: "plan.recheck", Value: 10})
 	w := d.Candidates[*d.Winner]
 	if got := strings.Join(w.Values, "|"); got != "H100-SXM|4|3" {
 		t.Errorf("winner %s, want H100-SXM, TP4, 3 replicas", w.Label)
@@ -218,9 +226,11 @@ func TestFleet70BExample(t *testing.T) {
 // The cheapest that holds self-hosts drafting and runs evaluation on five
 // L40S replicas; its cost is its GPU bill (the replicas serve everything,
 // so no token is bought); all-hosted holds but costs more; four L40S
-// replicas fail at the 9 a.m. peak.
+// replicas fail at the 9 a.m. peak. Nothing here is about growth, so the
+// plan runs min_cost alone: the search and its answer are the same (growth
+// runs after it, on the winner), without the growth's simulations.
 func TestSalespeoplePlanExample(t *testing.T) {
-	pr, d := planExample(t, "hybrid-plan")
+	pr, d := planExample(t, "hybrid-plan", scenarios.Override{Path: "plan.objective", Value: "min_cost"}, scenarios.Override{Path: "plan.recheck", Value: 6})
 	w := d.Candidates[*d.Winner]
 	if got := strings.Join(w.Values, "|"); got != "5|1|hybrid|self-hosted" {
 		t.Errorf("winner %s", w.Label)
@@ -251,7 +261,7 @@ func TestSalespeoplePlanExample(t *testing.T) {
 // of two. Two models at ×8 hold; one model needs ×16; the fixed prices are
 // the commitments prorated to the hour, exactly.
 func TestEmailPlanExample(t *testing.T) {
-	pr, d := planExample(t, "email-plan")
+	pr, d := planExample(t, "email-plan", scenarios.Override{Path: "plan.recheck", Value: 6})
 	w := d.Candidates[*d.Winner]
 	if got := strings.Join(w.Values, "|"); got != "×8|two" {
 		t.Errorf("winner %s", w.Label)

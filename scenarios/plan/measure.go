@@ -23,7 +23,7 @@ type sample struct {
 
 // measure reads every constraint off one replication's results.
 func (pr *Problem) measure(r *model.Results, fixed float64) sample {
-	s := sample{vals: make([]float64, len(pr.Cons)), at: make([]float64, len(pr.Cons)), cost: runCost(r) + fixed}
+	s := sample{vals: make([]float64, len(pr.Cons)), at: make([]float64, len(pr.Cons)), cost: r.Summary.Cost.Total + fixed}
 	minReq := int64(pr.Settings.WindowRequests)
 	for i, c := range pr.Cons {
 		v, at := math.NaN(), -1.0
@@ -110,18 +110,6 @@ func (pr *Problem) measure(r *model.Results, fixed float64) sample {
 	}
 	s.main = pr.mainLatency(r)
 	return s
-}
-
-// runCost is what the run cost: every backend's bill, tokens and GPU
-// time. It is the run's total cost, except that it also counts the GPUs
-// of a cluster no workload routed to (provisioned, so paid for), which
-// the workloads' totals leave out.
-func runCost(r *model.Results) float64 {
-	total := 0.0
-	for _, b := range r.Backends {
-		total += b.Cost.Total
-	}
-	return math.Max(total, r.Summary.Cost.Total)
 }
 
 func latency(l model.LatencySet, metric string) model.Quantiles {

@@ -154,3 +154,82 @@ func TestBound(t *testing.T) {
 		}
 	}
 }
+
+// A candidate that routes away from a provisioned cluster still pays for
+// its GPUs: the plan's cost is the run's total, which bills a cluster no
+// workload reaches, plus the knobs' fixed prices. Here the hosted option
+// leaves two replicas of one L40S idle for the hour: $1.20 × 2, exactly,
+// on top of the tokens.
+func TestCostBillsIdleCluster(t *testing.T) {
+	src := `name = "idle"
+seed = 3
+duration = "1h"
+interval = "5m"
+
+[[workload]]
+name = "chat"
+route = "gpu"
+tokens = { input = 100, output = 20 }
+demand = { unit = "requests/s", rate = 0.5 }
+client = { retry = "none" }
+slo = { ttft = "5s" }
+
+[[provider]]
+name = "api"
+  [provider.latency]
+  ttft = { base = "500ms" }
+  [provider.price]
+  input = 3.0
+  output = 15.0
+
+[[cluster]]
+name = "gpu"
+replicas = 2
+gpu = "L40S"
+model = "llama-3.1-8b"
+price = { per_gpu_hour = 1.20 }
+
+[plan]
+replications = 1
+
+[[plan.knob]]
+name = "where"
+  [[plan.knob.option]]
+  name = "gpu"
+  set = { "workload.chat.route" = "gpu" }
+  [[plan.knob.option]]
+  name = "hosted"
+  price = 1
+  per = "horizon"
+  set = { "workload.chat.route" = "api" }
+`
+	sc, err := scenarios.LoadBytes([]byte(src), "idle.toml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	pr, err := Compile(sc, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	cfg, err := sc.Config([]scenarios.Override{{Path: "workload.chat.route", Value: "api"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	s, err := model.Build(cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	r, err := s.Run(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	sm := r.Summary
+	tokens := (float64(sm.Tokens.Input)*3 + float64(sm.Tokens.Output)*15) / 1e6
+	if tokens == 0 {
+		t.Fatal("no tokens bought")
+	}
+	got := pr.measure(r, 1).cost
+	if want := tokens + 2*1.20 + 1; math.Abs(got-want) > 1e-9 {
+		t.Errorf("cost %v, want tokens %v + the idle cluster's $2.40 + the option's $1 = %v", got, tokens, want)
+	}
+}
