@@ -31,6 +31,8 @@
 //   - genai-perf and AIPerf: time_to_first_token and request_latency as
 //     above; inter_token_latency is (request_latency − ttft) /
 //     (output − 1), the TPOT above. Times are in milliseconds.
+//   - genai-perf's raw profile_export.json (perf_analyzer's timestamps):
+//     converted per request as genai-perf does (perfanalyzer.go).
 package loadtest
 
 import (

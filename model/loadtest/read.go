@@ -85,6 +85,8 @@ func parse(path string, b []byte, tool string) ([]Level, error) {
 		return readGuideLLM(d, m)
 	case kindLLMPerfSummary:
 		return readLLMPerfRun(d, m, nil)
+	case kindPerfAnalyzer:
+		return readPerfAnalyzerExport(d, m)
 	default:
 		return readGenAIPerf(d, m)
 	}
@@ -98,6 +100,7 @@ const (
 	kindLLMPerfRows
 	kindGenAIPerf
 	kindAIPerfRecords
+	kindPerfAnalyzer
 )
 
 var kindWords = map[int]string{
@@ -107,6 +110,7 @@ var kindWords = map[int]string{
 	kindLLMPerfRows:    "LLMPerf individual responses",
 	kindGenAIPerf:      "a genai-perf profile export",
 	kindAIPerfRecords:  "AIPerf per-request records",
+	kindPerfAnalyzer:   "genai-perf's raw profile_export.json (perf_analyzer's per-request timestamps)",
 }
 
 func toolOf(kind int) string {
@@ -165,6 +169,8 @@ func detect(d *doc) (int, error) {
 		return kindGenAIPerf, nil
 	case has("metrics") && has("metadata"):
 		return kindAIPerfRecords, nil
+	case has("experiments"):
+		return kindPerfAnalyzer, nil
 	}
 	var keys []string
 	for k := range m {
@@ -173,5 +179,5 @@ func detect(d *doc) (int, error) {
 			break
 		}
 	}
-	return 0, &Error{File: d.file, Msg: fmt.Sprintf("cannot tell which load tester wrote it (keys %s…); expected vllm bench serve --save-result JSON, a GuideLLM report, LLMPerf's summary or individual responses, or a genai-perf profile export", strings.Join(keys, ", "))}
+	return 0, &Error{File: d.file, Msg: fmt.Sprintf("cannot tell which load tester wrote it (keys %s…); expected vllm bench serve --save-result JSON, a GuideLLM report, LLMPerf's summary or individual responses, or a genai-perf profile export (its summary or the raw profile_export.json)", strings.Join(keys, ", "))}
 }
