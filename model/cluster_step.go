@@ -168,7 +168,7 @@ func (s *Sim) admitWaiting(c *cluster, rep *replica, budgetp *int, b *perf.Batch
 				hit = rep.blockHits(keys, kb, int(r.input))
 				shared = hit * kb / c.bs
 			} else {
-				key = prefixKey(r)
+				key = s.prefixKey(r)
 				if e := rep.prefixes[key]; e != nil {
 					shared = int(e.blocks)
 				}
@@ -373,8 +373,6 @@ func (s *Sim) releaseKV(rep *replica, id int32) {
 	}
 }
 
-// prefixKey identifies a request's shared prefix within its workload.
-func prefixKey(r *request) int64 { return int64(r.wl)<<24 | int64(r.prefix) }
 
 // endStep applies a finished iteration: prefill progress, one token per
 // decoding sequence, first tokens, completions; then starts the next.
@@ -453,7 +451,7 @@ func (s *Sim) registerPrefix(c *cluster, rep *replica, id int32) {
 	if nb <= 0 || int(sq.blocks) < nb {
 		return
 	}
-	key := prefixKey(r)
+	key := s.prefixKey(r)
 	if rep.prefixes[key] != nil {
 		return
 	}

@@ -28,9 +28,16 @@ import (
 // within a horizon (at most 366 days).
 const liveNever = 1e12
 
-// liveSlots is how many distinct shared prefixes each live workload keeps
-// cache state for; the least recently used one is reused past that.
-const liveSlots = 256
+// liveSlots is how many distinct shared prefixes a live session keeps
+// cache state for; the least recently used one is reused past that. Every
+// live workload (endpoint and key) is in one prefix group, so a prefix
+// cached through one key or endpoint is found through any other, as a
+// provider's organization-wide cache and a replica's prefix cache find it.
+const liveSlots = 1024
+
+// liveGroup is the prefix group of every live workload.
+const liveGroup = "live\x00"
+
 
 // maxLiveWorkloads bounds endpoints × identities.
 const maxLiveWorkloads = 10_000
@@ -182,7 +189,7 @@ type liveState struct {
 	obs      LiveObserver
 	reqs     []liveReq
 	clus     []Ticket // requests sent to a cluster, for token progress
-	slots    []prefixSlots
+	slots    prefixSlots // shared by every live workload (one prefix group)
 	useCount uint64
 }
 
@@ -235,7 +242,7 @@ func NewLive(cfg Config, obs LiveObserver) (*Live, error) {
 			}
 			lc.Workloads = append(lc.Workloads, WorkloadSpec{Name: name, Route: ep.Name, Key: id.key, Tenant: tenant, GatewayKey: id.gwKey,
 				Demand: workloads.DemandSpec{Count: 1, At: liveNever},
-				Tokens: workloads.TokenSpec{Input: workloads.Fixed(1), Output: src.Tokens.Output, SharedPrefix: 1, Prefixes: liveSlots},
+				Tokens: workloads.TokenSpec{Input: workloads.Fixed(1), Output: src.Tokens.Output, SharedPrefix: 1, Prefixes: liveSlots, PrefixGroup: liveGroup},
 				Client: ClientSpec{Retry: RetrySpec{Preset: "none"}}, SLO: src.SLO})
 			l.byEP[e][id.apiKey] = len(l.wls)
 			l.wls = append(l.wls, liveWL{endpoint: e, key: id.apiKey})
@@ -336,10 +343,7 @@ func NewLive(cfg Config, obs LiveObserver) (*Live, error) {
 	if err != nil {
 		return nil, fmt.Errorf("model: the scenario's live form: %w", err)
 	}
-	st := &liveState{obs: obs, slots: make([]prefixSlots, len(s.wls))}
-	for i := range st.slots {
-		st.slots[i] = prefixSlots{slot: map[uint64]int32{}, hash: make([]uint64, liveSlots), used: make([]uint64, liveSlots)}
-	}
+	st := &liveState{obs: obs, slots: prefixSlots{slot: map[uint64]int32{}, hash: make([]uint64, liveSlots), used: make([]uint64, liveSlots)}}
 	s.driver = st
 	// The reference stepping keeps every sequence's token count current,
 	// which a live stream reads after each event; its results are those of
@@ -467,7 +471,7 @@ func (l *Live) Inject(q LiveRequest) (Ticket, error) {
 	gen := r.gen + 1
 	slot, share := 0, 0
 	if q.Prefix != 0 && q.PrefixTokens > 0 {
-		if sl, ok := l.slotFor(q.Workload, q.Prefix); ok {
+		if sl, ok := l.slotFor(q.Prefix); ok {
 			slot, share = sl, q.PrefixTokens
 		}
 	}
@@ -541,10 +545,10 @@ func (l *Live) Results() *Results {
 	return l.s.results(l.s.eng.Now() < l.s.cfg.Duration)
 }
 
-// slotFor maps a prefix to a cache slot of the workload, reusing the least
+// slotFor maps a prefix to a cache slot of the session, reusing the least
 // recently used slot that no running cluster sequence holds.
-func (l *Live) slotFor(wl int, h uint64) (int, bool) {
-	ps := &l.st.slots[wl]
+func (l *Live) slotFor(h uint64) (int, bool) {
+	ps := &l.st.slots
 	l.st.useCount++
 	if sl, ok := ps.slot[h]; ok {
 		ps.used[sl] = l.st.useCount
@@ -556,7 +560,7 @@ func (l *Live) slotFor(wl int, h uint64) (int, bool) {
 	}
 	sort.Slice(order, func(a, b int) bool { return ps.used[order[a]] < ps.used[order[b]] })
 	for _, sl := range order {
-		if ps.used[sl] != 0 && !l.releaseSlot(wl, sl) {
+		if ps.used[sl] != 0 && !l.releaseSlot(sl) {
 			continue
 		}
 		if ps.used[sl] != 0 {
@@ -572,9 +576,10 @@ func (l *Live) slotFor(wl int, h uint64) (int, bool) {
 
 // releaseSlot forgets what providers and clusters cached under a slot; it
 // fails if a running cluster sequence holds it.
-func (l *Live) releaseSlot(wl, sl int) bool {
+func (l *Live) releaseSlot(sl int) bool {
 	s := l.s
-	key := int64(wl)<<24 | int64(sl)
+	g := int(s.wls[0].cacheGroup)
+	key := int64(g)<<24 | int64(sl)
 	for _, c := range s.clus {
 		for _, rep := range c.replicas {
 			if e := rep.prefixes[key]; e != nil && e.refs > 0 {
@@ -591,7 +596,7 @@ func (l *Live) releaseSlot(wl, sl int) bool {
 		}
 	}
 	for _, p := range s.provs {
-		if c := p.cache[wl]; sl < len(c) {
+		if c := p.cache[g]; sl < len(c) {
 			c[sl] = math.Inf(-1)
 		}
 	}

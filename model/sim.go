@@ -81,6 +81,9 @@ type reqLimits struct {
 
 // workload is a workload's run-time state, including its client.
 type workload struct {
+	// cacheGroup is the workload whose prompt-cache and prefix-cache
+	// entries this one shares (itself, or the first of its prefix_group).
+	cacheGroup int32
 	spec    *WorkloadSpec
 	idx     int
 	targets []target  // the backend, or a route's backends
@@ -333,17 +336,7 @@ func Build(cfg Config) (*Sim, error) {
 		w.slo = [3]float64{float64(spec.SLO.TTFT), float64(spec.SLO.TPOT), float64(spec.SLO.E2E)}
 		w.stats = newGroupStats()
 		w.win = newWindowStats(s.cfg.Window, s.cfg.Duration)
-		prefixes := spec.Tokens.Prefixes
-		if prefixes < 1 {
-			prefixes = 1
-		}
-		for _, p := range s.provs {
-			c := make([]float64, prefixes)
-			for j := range c {
-				c[j] = math.Inf(-1)
-			}
-			p.cache[i] = c
-		}
+		s.setCacheGroup(w)
 		s.wls = append(s.wls, w)
 	}
 	return s, nil
