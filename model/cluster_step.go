@@ -373,7 +373,6 @@ func (s *Sim) releaseKV(rep *replica, id int32) {
 	}
 }
 
-
 // endStep applies a finished iteration: prefill progress, one token per
 // decoding sequence, first tokens, completions; then starts the next.
 func (s *Sim) endStep(c *cluster, rep *replica) {

@@ -38,7 +38,6 @@ const liveSlots = 1024
 // liveGroup is the prefix group of every live workload.
 const liveGroup = "live\x00"
 
-
 // maxLiveWorkloads bounds endpoints × identities.
 const maxLiveWorkloads = 10_000
 
@@ -188,7 +187,7 @@ type prefixSlots struct {
 type liveState struct {
 	obs      LiveObserver
 	reqs     []liveReq
-	clus     []Ticket // requests sent to a cluster, for token progress
+	clus     []Ticket    // requests sent to a cluster, for token progress
 	slots    prefixSlots // shared by every live workload (one prefix group)
 	useCount uint64
 }

@@ -81,9 +81,6 @@ type reqLimits struct {
 
 // workload is a workload's run-time state, including its client.
 type workload struct {
-	// cacheGroup is the workload whose prompt-cache and prefix-cache
-	// entries this one shares (itself, or the first of its prefix_group).
-	cacheGroup int32
 	spec    *WorkloadSpec
 	idx     int
 	targets []target  // the backend, or a route's backends
@@ -116,6 +113,10 @@ type workload struct {
 	slo           [3]float64
 	stats         *groupStats
 	win           *windowStats // per-window figures (Config.Window), or nil
+
+	// cacheGroup is the workload whose prompt-cache and prefix-cache
+	// entries this one shares (itself, or the first of its prefix_group).
+	cacheGroup int32
 }
 
 // Sim is one scenario wired for one run.
