@@ -35,7 +35,9 @@ func (s *Sim) results(interrupted bool) *Results {
 		res.Backends = append(res.Backends, s.backendResult(p))
 	}
 	for _, c := range s.clus {
-		res.Backends = append(res.Backends, s.clusterResult(c, horizon))
+		if !c.isDecodePool() { // a decode pool is in its cluster's result
+			res.Backends = append(res.Backends, s.clusterResult(c, horizon))
+		}
 	}
 	for _, rt := range s.routes {
 		res.Routes = append(res.Routes, rt.stats)

@@ -31,6 +31,11 @@ type cluster struct {
 	replicaBase int
 	stats       *backendStats
 	cs          *clusterStats
+	// the fleet: routing (cluster_routing.go), autoscaling
+	// (cluster_autoscale.go), disaggregated pools (cluster_disagg.go)
+	rt *router
+	as *autoscaler
+	pd *pdState
 }
 
 // seqState is a request's progress on a replica, kept apart from request.
@@ -59,6 +64,9 @@ type seqState struct {
 // buildStepModel turns the step spec into a perf.StepModel, and the KV
 // capacity in blocks.
 func buildCluster(spec *ClusterSpec, idx int, nInt int) (*cluster, error) {
+	if spec.Prefill != nil {
+		return buildDisagg(spec, idx, nInt)
+	}
 	c := &cluster{spec: spec, idx: idx, chunked: *spec.ChunkedPrefill, priority: spec.Order == "priority",
 		bs: spec.KV.BlockSize}
 	g, m, err := spec.hardware()
@@ -81,7 +89,7 @@ func buildCluster(spec *ClusterSpec, idx int, nInt int) (*cluster, error) {
 		st := spec.Step
 		r := &perf.Roofline{GPU: g, Model: m, TP: spec.TensorParallel, ComputeEff: st.ComputeEff,
 			BandwidthEff: st.BandwidthEff, Overhead: float64(st.Overhead), SmoothKnee: st.Knee != "max",
-			InterconnectEff: st.InterconnectEff}
+			InterconnectEff: st.InterconnectEff, ElementwiseEff: st.ElementwiseEff}
 		if st.OverheadPerLayer != nil {
 			r.OverheadPerLayer = float64(*st.OverheadPerLayer)
 		}
@@ -305,6 +313,10 @@ type replica struct {
 	spanTries  int       // iterations seen while spans are off (spanProbe)
 	finBuf     []int32
 	joinBuf    []int32
+	tier       *kvTier // CPU tier of the KV cache (kv_tier.go), or nil
+	extraDT    float64 // CPU-tier reads charged to the iteration being planned
+	incoming   int     // KV blocks reserved for transfers in and transferred requests waiting (decode pool)
+	outgoing   int     // KV blocks held for transfers out (prefill pool)
 }
 
 func (r *replica) load() int { return r.waiting.len() + r.waitingB.len() + len(r.running) }
@@ -319,6 +331,9 @@ func (c *cluster) maxTokens() int {
 	n := c.blocks * c.bs
 	if m := c.spec.KV.MaxModelLen; m > 0 && m < n {
 		n = m
+	}
+	if c.pd != nil && c.pd.prefill {
+		n = min(n, c.pd.other.maxTokens()) // it must fit a decode replica too
 	}
 	return n
 }

@@ -234,7 +234,7 @@ func (s *Sim) fastEnd(c *cluster, rep *replica) {
 		}
 		sq.generated++
 		s.registerPrefix(c, rep, id)
-		if sq.generated >= r.output {
+		if sq.generated >= c.lastToken(r) {
 			fin = append(fin, id)
 		} else {
 			join = append(join, id)

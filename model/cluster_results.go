@@ -33,7 +33,14 @@ func (c *cluster) billedGPUs(i int) float64 {
 // returns the bills of clusters no workload can reach.
 func (s *Sim) shareGPUCost(horizon float64) (unclaimed float64) {
 	for _, c := range s.clus {
-		bill, _ := s.gpuCost(c, horizon)
+		if c.isDecodePool() {
+			continue // billed with its cluster
+		}
+		bill := 0.0
+		for _, p := range c.pools() {
+			b, _ := s.gpuCost(p, horizon)
+			bill += b
+		}
 		var tok int64
 		type user struct {
 			w   *workload
@@ -62,10 +69,12 @@ func (s *Sim) shareGPUCost(horizon float64) (unclaimed float64) {
 			unclaimed += bill // provisioned, and used by no workload
 		}
 		c.stats.tok.costGPU = bill
-		for i := range s.ser.cost {
-			span := min(s.cfg.Interval, horizon-float64(i)*s.cfg.Interval)
-			if span > 0 {
-				s.ser.cost[i] += c.billedGPUs(i) * c.spec.Price.PerGPUHour * span / 3600
+		for _, p := range c.pools() {
+			for i := range s.ser.cost {
+				span := min(s.cfg.Interval, horizon-float64(i)*s.cfg.Interval)
+				if span > 0 {
+					s.ser.cost[i] += p.billedGPUs(i) * p.spec.Price.PerGPUHour * span / 3600
+				}
 			}
 		}
 	}
@@ -131,6 +140,7 @@ func (s *Sim) clusterResult(c *cluster, horizon float64) BackendResult {
 		cr.CostPerMillionTokens = b.Cost.Total / float64(t) * 1e6
 	}
 	cr.Series = se
+	s.fleetResult(c, cr, horizon)
 	b.Cluster = cr
 	return b
 }

@@ -12,6 +12,8 @@ const (
 	clFailEnd     = 2 << 20
 	clReady       = 3 << 20
 	clKick        = 4 << 20
+	clScale       = 5 << 20 // an autoscaler evaluation (cluster_autoscale.go)
+	clRefresh     = 6 << 20 // the router's view of load is refreshed (cluster_routing.go)
 	clActionMask  = 0xF << 20
 	clArgumentMax = 1<<20 - 1
 )
@@ -30,6 +32,12 @@ func (s *Sim) startCluster(c *cluster) {
 		}
 	}
 	c.maxSeqs = seqs
+	if c.as != nil {
+		n = s.asStart(c, n)
+	}
+	if c.rt.refresh > 0 {
+		s.refreshView(c)
+	}
 	for i := 0; i < n; i++ {
 		s.setState(c, c.replicas[i], repUp)
 	}
@@ -86,7 +94,11 @@ func (s *Sim) clusterEvent(c *cluster, code uint32) {
 			}
 		}
 		if e.Replicas > 0 {
-			s.scaleTo(c, e.Replicas)
+			if c.as != nil {
+				s.asFloor(c, e.Replicas) // with an autoscaler a schedule sets the floor
+			} else {
+				s.scaleTo(c, e.Replicas)
+			}
 		}
 		for _, rep := range c.replicas {
 			if rep.state == repUp && !rep.failed && !rep.busy {
@@ -109,6 +121,10 @@ func (s *Sim) clusterEvent(c *cluster, code uint32) {
 		if !rep.busy {
 			s.startStep(c, rep)
 		}
+	case clScale:
+		s.evaluate(c)
+	case clRefresh:
+		s.refreshView(c)
 	case clReady:
 		rep := c.replicas[arg]
 		// A replica scaled down and up again before it was ready has a
@@ -131,6 +147,9 @@ func (s *Sim) setState(c *cluster, rep *replica, st uint8) {
 			d = -d
 		}
 		c.cs.gpuG.Add(s.eng.Now(), d)
+	}
+	if c.as != nil {
+		s.asCount(c)
 	}
 }
 
@@ -158,9 +177,9 @@ func (s *Sim) scaleTo(c *cluster, n int) {
 		}
 		if rep.state == repDown {
 			rep.gen++
-			if c.spec.Startup > 0 {
+			if d := c.startupDelay(); d > 0 {
 				s.setState(c, rep, repStarting)
-				rep.readyAt = s.eng.Now() + float64(c.spec.Startup)
+				rep.readyAt = s.eng.Now() + d
 				s.eng.Schedule(rep.readyAt, evCluster, int32(c.idx), uint32(clReady|rep.idx))
 			} else {
 				s.setState(c, rep, repUp)
@@ -228,6 +247,9 @@ func (s *Sim) failReplica(c *cluster, rep *replica, lose bool) {
 	}
 	rep.free = c.blocks
 	clear(rep.prefixes)
+	if rep.tier != nil {
+		rep.tier.reset()
+	}
 	rep.bc = nil
 	s.clusterGauges(c, rep)
 	iv := s.interval(now)

@@ -55,6 +55,9 @@ func (s *Sim) tickCluster(c *cluster, iv int, t float64) {
 	}
 	c.cs.tick(iv, t)
 	c.cs.kv[iv] = kv
+	if c.as != nil {
+		c.as.tick(iv, t)
+	}
 }
 
 func (cs *clusterStats) tick(iv int, t float64) {

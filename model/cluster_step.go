@@ -7,7 +7,7 @@ func (s *Sim) sendCluster(id int32, iv int) {
 	r := &s.reqs[id]
 	w := s.wls[r.wl]
 	c := w.targets[r.tgt].clus
-	rep := c.pickReplica()
+	rep := s.pickFor(c, id)
 	if rep == nil {
 		s.reject(id, rsUnavailable, 0, iv)
 		return
@@ -69,6 +69,9 @@ func (rep *replica) popWaiting() int32 {
 func (s *Sim) startStep(c *cluster, rep *replica) {
 	if rep.failed || rep.state == repDown || rep.state == repStarting {
 		return
+	}
+	if c.isDecodePool() {
+		s.pdPump(c, rep)
 	}
 	if c.static {
 		s.startStaticStep(c, rep)
@@ -149,6 +152,13 @@ func (s *Sim) admitWaiting(c *cluster, rep *replica, budgetp *int, b *perf.Batch
 		if !ok {
 			break
 		}
+		if c.isDecodePool() {
+			if handled, stop := s.admitPrefilled(c, rep, id, &budget, b); stop {
+				break
+			} else if handled {
+				continue
+			}
+		}
 		if s.reqs[id].orphan {
 			// Its client went away while it waited: the engine aborts it.
 			rep.popWaiting()
@@ -161,7 +171,7 @@ func (s *Sim) admitWaiting(c *cluster, rep *replica, budgetp *int, b *perf.Batch
 		r := &s.reqs[id]
 		sq := &s.seqs[id]
 		w := s.wls[r.wl]
-		shared, key, hit := 0, int64(-1), 0
+		shared, key, hit, fromCPU := 0, int64(-1), 0, false
 		keys, kb := s.reqKeys(id)
 		if c.spec.PrefixCaching && sq.computed == 0 {
 			if keys != nil {
@@ -171,6 +181,9 @@ func (s *Sim) admitWaiting(c *cluster, rep *replica, budgetp *int, b *perf.Batch
 				key = s.prefixKey(r)
 				if e := rep.prefixes[key]; e != nil {
 					shared = int(e.blocks)
+				} else if rep.tier != nil {
+					shared = s.tierFetch(c, rep, key)
+					fromCPU = shared > 0
 				}
 			}
 		}
@@ -249,6 +262,7 @@ func (s *Sim) admitWaiting(c *cluster, rep *replica, budgetp *int, b *perf.Batch
 			sq.started = true
 			sq.cached = int32(computed)
 			r.admitted = now
+			c.countPrefix(s, id, computed, fromCPU)
 		}
 		r.state = stService
 		rep.running = append(rep.running, id)
@@ -275,7 +289,7 @@ func (s *Sim) launch(c *cluster, rep *replica, b *perf.Batch) {
 		s.idle(c, rep)
 		return
 	}
-	dt := c.step.StepTime(*b)
+	dt := c.step.StepTime(*b) + rep.takeExtra()
 	if b.Decode > 0 && !c.static {
 		c.cs.itl.AddN(dt, uint64(b.Decode))
 	}
@@ -333,6 +347,7 @@ func (s *Sim) evictPrefixes(rep *replica, need int) bool {
 			return false
 		}
 		rep.free += int(victim.blocks)
+		rep.offload(victim)
 		delete(rep.prefixes, victim.key)
 	}
 	return true
@@ -410,7 +425,7 @@ func (s *Sim) refEnd(c *cluster, rep *replica) {
 			sq.generated++
 			sq.decoding = false
 		}
-		if sq.generated >= r.output {
+		if sq.generated >= c.lastToken(r) {
 			rep.running = append(rep.running[:i], rep.running[i+1:]...)
 			s.cacheOutput(c, rep, id)
 			s.releaseKV(rep, id)
@@ -463,6 +478,10 @@ func (s *Sim) registerPrefix(c *cluster, rep *replica, id int32) {
 // priced by the hour, not per token, so the tally carries no cost here.
 func (s *Sim) completeCluster(c *cluster, id int32) {
 	r := &s.reqs[id]
+	if c.pd != nil && c.pd.prefill && r.output > 1 {
+		s.pdHandoff(c, id) // to the decode pool
+		return
+	}
 	var t tokenTally
 	cached := int64(s.seqs[id].cached)
 	t.input, t.uncached, t.read, t.output = int64(r.input), int64(r.input)-cached, cached, int64(r.output)

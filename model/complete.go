@@ -11,6 +11,9 @@ func (s *Sim) complete(id int32, tally *tokenTally) {
 	st := w.stats
 	hit := r.gw&gwHit != 0 // answered whole by the response cache: no TPOT
 	st.tok.add(tally)      // billed even when nobody was waiting for it
+	if w.route != nil {
+		s.spillDone(id, tally)
+	}
 	iv := s.interval(now)
 	s.ser.inputTok[iv] += tally.input
 	s.ser.outputTok[iv] += tally.output

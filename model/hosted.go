@@ -34,6 +34,7 @@ func (s *Sim) route(id int32, iv int) {
 	r := &s.reqs[id]
 	if w := s.wls[r.wl]; w.route != nil {
 		r.tgt = s.pick(w.route, w)
+		s.markSpill(id)
 	}
 	s.sendTo(id, iv)
 }

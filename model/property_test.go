@@ -102,6 +102,9 @@ func genConfig(t *rapid.T) Config {
 			cl.Step = StepSpec{Kind: "table", Per: rapid.SampledFrom([]string{"iteration", "request"}).Draw(t, "per"),
 				Batches: []float64{1, 64}, Times: []workloads.Duration{0.005, workloads.Duration(rapid.Float64Range(0.005, 0.2).Draw(t, "t64"))}}
 		}
+		if rapid.Bool().Draw(t, "fleet?") {
+			genFleet(t, &cl) // routing, autoscaling, a CPU tier or pools (fleet_property_test.go)
+		}
 		clusters = append(clusters, cl)
 	}
 	var routes []RouteSpec
@@ -197,7 +200,7 @@ func genConfig(t *rapid.T) Config {
 		}
 		cfg.Gateway = genGateway(t, wls)
 	}
-	if len(cfg.Clusters) > 0 && rapid.Bool().Draw(t, "failure?") {
+	if len(cfg.Clusters) > 0 && cfg.Clusters[0].Prefill == nil && rapid.Bool().Draw(t, "failure?") {
 		cl := &cfg.Clusters[0]
 		cl.Failures = []FailureSpec{{After: workloads.Duration(rapid.Float64Range(0, cfg.Duration).Draw(t, "fail.after")),
 			Duration: workloads.Duration(rapid.Float64Range(1, 100).Draw(t, "fail.for")), Replica: rapid.IntRange(0, cl.Replicas-1).Draw(t, "fail.replica"),
@@ -326,6 +329,8 @@ func (c checker) Handle(e sim.Event) {
 					c.t.Fatalf("prefix entry with %d references", e.refs)
 				}
 			}
+			// KV held for transfers between disaggregated pools is held too.
+			used += rep.incoming + rep.outgoing
 			if rep.free < 0 || used+rep.free != cl.blocks {
 				c.t.Fatalf("replica %d: %d blocks in use + %d free != %d capacity", rep.idx, used, rep.free, cl.blocks)
 			}

@@ -199,6 +199,14 @@ type ClusterResult struct {
 	OutputTokensPerGPUSecond float64       `json:"output_tokens_per_gpu_s"`
 	CostPerMillionTokens     float64       `json:"cost_per_million_tokens"`
 	Series                   ClusterSeries `json:"series"`
+	// The fleet (fleet_results.go): how requests were spread over the
+	// replicas, the prefix cache by tier, the autoscaler, and for a
+	// disaggregated cluster its pools and KV transfers.
+	Routing     *RoutingResult     `json:"routing,omitempty"`
+	PrefixCache *PrefixCacheResult `json:"prefix_cache,omitempty"`
+	Autoscale   *AutoscaleResult   `json:"autoscale,omitempty"`
+	Pools       []PoolResult       `json:"pools,omitempty"`
+	Transfer    *TransferResult    `json:"transfer,omitempty"`
 }
 
 // ClusterSeries is a cluster's per-interval engine series.
@@ -304,6 +312,13 @@ type RouteResult struct {
 	// CooldownSkips counts targets passed over while cooling down after a
 	// refusal.
 	CooldownSkips int64 `json:"cooldown_skips"`
+	// ScaleUpSpill counts attempts sent past an autoscaled cluster while it
+	// was short of replicas (starting some, or recommending more than
+	// accept requests); ScaleUpSpillCompleted of them completed elsewhere,
+	// costing ScaleUpSpillCostUSD.
+	ScaleUpSpill          int64   `json:"scale_up_spill,omitempty"`
+	ScaleUpSpillCompleted int64   `json:"scale_up_spill_completed,omitempty"`
+	ScaleUpSpillCostUSD   float64 `json:"scale_up_spill_cost_usd,omitempty"`
 }
 
 // RouteTarget is one target of a route.

@@ -24,6 +24,7 @@ type route struct {
 	coolTill []float64 // per target
 	fallback bool
 	stats    RouteResult
+	spill    []bool // by request: its attempt spilled past a cluster scaling up (cluster_autoscale.go)
 }
 
 func newRoute(spec *RouteSpec, idx int, cfg *Config) *route {

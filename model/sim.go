@@ -25,6 +25,7 @@ const (
 	evGateway                // Gen = the gateway's shed timer generation
 	evLease                  // Obj = gateway lease: a crashed stream's lease expired
 	evTimeout                // Obj = request: its attempt's timeout, if still outstanding
+	evTransfer               // Obj = request: its KV transfer to a decode pool ended (cluster_disagg.go)
 )
 
 // Request states.
@@ -228,11 +229,17 @@ func Build(cfg Config) (*Sim, error) {
 		if err != nil {
 			return nil, workloads.Prefix("cluster["+itoa(i)+"]", err)
 		}
+		if err := s.initFleet(c); err != nil {
+			return nil, workloads.Prefix("cluster["+itoa(i)+"]", err)
+		}
 		c.replicaBase = len(s.reps)
 		s.reps = append(s.reps, c.replicas...)
 		c.stats = &backendStats{name: c.spec.Name}
 		s.clus = append(s.clus, c)
 		clByName[c.spec.Name] = c
+	}
+	if err := s.addPools(); err != nil {
+		return nil, err
 	}
 	rtByName := map[string]*route{}
 	for i := range s.cfg.Routes {
@@ -483,6 +490,8 @@ func (s *Sim) Handle(e sim.Event) {
 		if r.out && r.deadline == s.eng.Now() {
 			s.timeout(e.Obj)
 		}
+	case evTransfer:
+		s.transferDone(e.Obj)
 	}
 }
 

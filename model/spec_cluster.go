@@ -60,6 +60,14 @@ type ClusterSpec struct {
 	Startup workloads.Duration `toml:"startup" range:"[0s,1d]" default:"0s" doc:"how long a replica added by the schedule takes to accept requests (billed meanwhile)"`
 	// Failures take replicas down for a while.
 	Failures []FailureSpec `toml:"failure" doc:"periods in which one replica is down"`
+
+	// The fleet (spec_fleet.go): how requests are spread over replicas,
+	// reactive autoscaling, and prefill/decode disaggregation.
+	Routing   RoutingSpec    `toml:"routing" doc:"how the router picks a replica for each request"`
+	Autoscale *AutoscaleSpec `toml:"autoscale" default:"none: a fixed count, or the schedule" doc:"a reactive autoscaler (Kubernetes HPA-like) between min and max replicas"`
+	Prefill   *PoolSpec      `toml:"prefill" default:"none: prefill and decode share replicas" doc:"the prefill pool of a disaggregated cluster"`
+	Decode    *PoolSpec      `toml:"decode" default:"none: prefill and decode share replicas" doc:"the decode pool of a disaggregated cluster"`
+	Transfer  TransferSpec   `toml:"transfer" doc:"the link carrying each prompt's KV cache from the prefill pool to the decode pool"`
 }
 
 // ScheduleSpec applies from a clock time until the next entry, every day.
@@ -137,6 +145,9 @@ type StepSpec struct {
 	CollectiveLatency *workloads.Duration `toml:"collective_latency" range:"[0s,10ms]" default:"fitted" doc:"roofline: latency of one step of a ring all-reduce"`
 	// InterconnectEff is the achieved share of the GPU link in all-reduces.
 	InterconnectEff float64 `toml:"interconnect_efficiency" range:"(0,1]" default:"1" doc:"roofline: share of the GPU link achieved in all-reduces"`
+	// ElementwiseEff is the achieved share of memory bandwidth in the
+	// element-wise kernels (norms, rotary embedding, activation, residual add).
+	ElementwiseEff float64 `toml:"elementwise_efficiency" range:"(0,1]" default:"fitted (headroom catalogue)" doc:"roofline: share of memory bandwidth the element-wise kernels (norms, rotary embedding, activation, residual add) achieve"`
 	// Knee joins the linear layers' compute and memory times: "smooth"
 	// (default, sqrt(C² + M²)) or "max".
 	Knee string `toml:"knee" enum:"smooth|max" noun:"knee" default:"smooth" doc:"how compute and memory time join: smooth is sqrt(C² + M²), max the larger"`
@@ -156,6 +167,8 @@ type KVSpec struct {
 	// (vLLM's watermark; default 0.01, 0 to 0.5). Running sequences may
 	// use them.
 	Watermark *float64 `toml:"watermark" range:"[0,0.5]" default:"0.01" doc:"share of blocks a new admission must leave free (vLLM's watermark); running sequences may use them"`
+	// CPU is a CPU-memory tier for evicted prefix blocks (spec_fleet.go).
+	CPU *KVTierSpec `toml:"cpu" default:"none: an evicted prefix is recomputed" doc:"a CPU-memory tier for prefix blocks evicted from GPU memory; a hit there is read back over PCIe instead of recomputed"`
 }
 
 // ClusterPrice is the cost of the GPUs, counted whether busy or idle.
@@ -204,6 +217,9 @@ func (c *ClusterSpec) applyDefaults() {
 	if c.Step.InterconnectEff == 0 {
 		c.Step.InterconnectEff = 1
 	}
+	if c.Step.ElementwiseEff == 0 {
+		c.Step.ElementwiseEff = perf.DefaultElementwiseEff
+	}
 	dur := func(p **workloads.Duration, v float64) {
 		if *p == nil {
 			d := workloads.Duration(v)
@@ -232,6 +248,7 @@ func (c *ClusterSpec) applyDefaults() {
 	if c.KV.GPUMemoryUtilization == 0 {
 		c.KV.GPUMemoryUtilization = 0.9
 	}
+	c.fleetDefaults()
 }
 
 // Validate checks the cluster on its own (the catalogue lookups and the
@@ -282,7 +299,7 @@ func (c *ClusterSpec) Validate() error {
 			return fe(fmt.Sprintf("failure[%d].replica", i), "must be between 0 and %d (replicas are numbered from 0), got %d", c.maxReplicas()-1, f.Replica)
 		}
 	}
-	return nil
+	return c.validateFleet()
 }
 
 // maxReplicas is the most replicas the cluster ever has.
@@ -290,6 +307,12 @@ func (c *ClusterSpec) maxReplicas() int {
 	n := c.Replicas
 	for _, e := range c.Schedule {
 		n = max(n, e.Replicas)
+	}
+	if c.Autoscale != nil {
+		n = max(n, c.Autoscale.Max)
+	}
+	if c.Prefill != nil {
+		n = max(n, c.Prefill.Replicas) // the decode pool is a cluster of its own
 	}
 	return n
 }

@@ -137,7 +137,7 @@ func Calibrate(w io.Writer, c *Calibration) error {
 	if c.Splitwise != nil {
 		fmt.Fprintf(&b, "  configuration: model %s, hardware %s, TP %d: %d measured steps", c.Splitwise.Model, c.Splitwise.Hardware, c.Splitwise.TP, len(c.Measurements))
 	} else if c.Format == perf.FormatVidur {
-		fmt.Fprintf(&b, "  %d operator-profile points (the linear layers only)", len(c.Measurements))
+		fmt.Fprintf(&b, "  %d operator-profile points (the linear layers and element-wise kernels only)", len(c.Measurements))
 	} else {
 		fmt.Fprintf(&b, "  %d measured steps", len(c.Measurements))
 	}
@@ -325,7 +325,7 @@ func (c *Calibration) stepTOML(f fitRow, classes []class) string {
 			b.WriteString("# every point is compute-bound: bandwidth_efficiency is only a bound; measure decode steps to fit it\n")
 		}
 		if c.Format == perf.FormatVidur {
-			b.WriteString("# an operator profile times the linear layers only: overhead, per-sequence and all-reduce costs keep their defaults\n")
+			b.WriteString("# an operator profile times the linear layers and element-wise kernels only: overhead, per-sequence and all-reduce costs keep their defaults\n")
 		}
 		b.WriteString("[cluster.step]\nkind = \"roofline\"\n")
 		fmt.Fprintf(&b, "compute_efficiency = %s\n", Sig4(r.ComputeEff))
@@ -334,6 +334,9 @@ func (c *Calibration) stepTOML(f fitRow, classes []class) string {
 			fmt.Fprintf(&b, "overhead = %q\n", TOMLDuration(r.Overhead))
 		}
 		fmt.Fprintf(&b, "overhead_per_layer = %q\n", TOMLDuration(r.OverheadPerLayer))
+		if c.Format == perf.FormatVidur {
+			fmt.Fprintf(&b, "elementwise_efficiency = %s\n", Sig4(r.ElementwiseEff))
+		}
 		if c.Format != perf.FormatVidur {
 			fmt.Fprintf(&b, "overhead_per_seq = %q\n", TOMLDuration(r.OverheadPerSeq))
 			if c.TP > 1 {

@@ -9,11 +9,14 @@ type Gauge struct {
 	area     float64 // integral of level since the last Mark
 	markTime float64
 	max      float64 // largest level since the last Mark
+	cum      float64 // integral of level since t = 0, up to last
 }
 
 // Set moves the gauge to level v at time t (t must not go backwards).
 func (g *Gauge) Set(t, v float64) {
-	g.area += g.level * (t - g.last)
+	d := g.level * (t - g.last)
+	g.area += d
+	g.cum += d
 	g.last = t
 	g.level = v
 	if v > g.max {
@@ -30,7 +33,9 @@ func (g *Gauge) Level() float64 { return g.level }
 // Mark closes the span that started at the previous Mark (or t = 0) and
 // returns its time-weighted mean and maximum, then starts a new span at t.
 func (g *Gauge) Mark(t float64) (mean, max float64) {
-	g.area += g.level * (t - g.last)
+	d := g.level * (t - g.last)
+	g.area += d
+	g.cum += d
 	g.last = t
 	span := t - g.markTime
 	if span > 0 {
@@ -44,3 +49,8 @@ func (g *Gauge) Mark(t float64) (mean, max float64) {
 	g.max = g.level
 	return mean, max
 }
+
+// Integral is the integral of the level from t = 0 to t (t must not be
+// before the last change); Mark does not reset it. The mean over any span
+// is the difference of two integrals over its length.
+func (g *Gauge) Integral(t float64) float64 { return g.cum + g.level*(t-g.last) }

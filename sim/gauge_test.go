@@ -103,3 +103,18 @@ func TestGaugeMatchesReference(t *testing.T) {
 		}
 	})
 }
+
+func TestGaugeIntegralSurvivesMark(t *testing.T) {
+	var g Gauge
+	g.Set(0, 2)
+	g.Set(3, 5) // 6 so far
+	g.Mark(4)   // +5 = 11
+	at4 := g.Integral(4)
+	g.Set(6, 1) // +10 = 21
+	if got := g.Integral(8); got != 23 {
+		t.Fatalf("integral to 8 = %v, want 23", got)
+	}
+	if mean := (g.Integral(8) - at4) / 4; mean != 3 {
+		t.Fatalf("mean over [4, 8] = %v, want 3", mean)
+	}
+}

@@ -39,8 +39,9 @@ type Part uint8
 const (
 	// PartStep is a whole engine iteration.
 	PartStep Part = iota
-	// PartLinear is the linear layers (GEMMs) of every layer with their
-	// per-layer kernel costs, for Batch.Tokens() tokens: no attention,
+	// PartLinear is the linear layers (GEMMs) and element-wise kernels
+	// (norms, rotary embedding, activation, residual add) of every layer
+	// with their per-layer kernel costs, for Batch.Tokens() tokens: no attention,
 	// communication, per-step or per-sequence costs. Roofline.LinearTime
 	// predicts it; a Table cannot.
 	PartLinear

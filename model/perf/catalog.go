@@ -252,6 +252,27 @@ func (m Model) KVGroupBytesPerToken(tp int) float64 {
 	return 2 * float64(m.Layers) * float64(max(m.KVHeads, tp)) * float64(m.HeadDim) * m.kvBytes()
 }
 
+// activationBytes is the size of an activation element: engines keep the
+// hidden state in 16 bits whatever the weights' dtype.
+const activationBytes = 2
+
+// elementwiseElems is the activation elements the element-wise kernels of
+// one layer read and write per token on one of tp GPUs: two RMS norms
+// (2 × 2 × Hidden) and a residual add (3 × Hidden) over the whole hidden
+// state, which every rank holds; the rotary embedding of the rank's query
+// and key heads (2 × (Heads + KVHeads) × HeadDim / tp); and the gated
+// activation of its share of the FFN (read 2 × FFN, write FFN, for each of
+// the top-k experts of a mixture: 3 × FFN × k / tp).
+func (m Model) elementwiseElems(tp int) float64 {
+	t := float64(max(tp, 1))
+	k := float64(max(m.ExpertsPerToken, 1))
+	if m.Experts == 0 {
+		k = 1
+	}
+	split := 2*float64(m.Heads+m.KVHeads)*float64(m.HeadDim) + 3*float64(m.FFN)*k
+	return 7*float64(m.Hidden) + split/t
+}
+
 // WeightBytes is the size of all weights: Params × DtypeBytes.
 func (m Model) WeightBytes() float64 { return m.Params * m.DtypeBytes }
 

@@ -23,18 +23,19 @@ package perf
 // 1: Splitwise's steps do not grow with the all-reduced bytes beyond what
 // the per-token terms explain.
 const (
-	DefaultComputeEff        = 0.7061
-	DefaultBandwidthEff      = 0.8937
-	DefaultOverheadPerLayer  = 31.36e-6
+	DefaultComputeEff        = 0.7019
+	DefaultBandwidthEff      = 0.8495
+	DefaultElementwiseEff    = 0.5283
+	DefaultOverheadPerLayer  = 38.78e-6
 	DefaultOverheadPerSeq    = 0.0
-	DefaultCollectiveLatency = 6.7e-6
+	DefaultCollectiveLatency = 7.11e-6
 )
 
 // DefaultRoofline is the roofline of g serving m on tp GPUs with the
 // default parameters and the smooth knee.
 func DefaultRoofline(g GPU, m Model, tp int) Roofline {
 	return Roofline{GPU: g, Model: m, TP: tp, SmoothKnee: true,
-		ComputeEff: DefaultComputeEff, BandwidthEff: DefaultBandwidthEff,
+		ComputeEff: DefaultComputeEff, BandwidthEff: DefaultBandwidthEff, ElementwiseEff: DefaultElementwiseEff,
 		OverheadPerLayer: DefaultOverheadPerLayer, OverheadPerSeq: DefaultOverheadPerSeq,
 		CollectiveLatency: DefaultCollectiveLatency}
 }

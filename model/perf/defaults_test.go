@@ -62,13 +62,13 @@ func splitwiseGroups(t *testing.T, base Roofline) []fitGroup {
 
 // The defaults are what fitting the public data gives (within 1 %).
 func TestDefaultsAreTheFit(t *testing.T) {
-	r1, err := fitGroups(vidurGroups(t), []Param{ParamComputeEff, ParamBandwidthEff, ParamOverheadPerLayer},
-		map[Param]Bound{ParamComputeEff: {0.05, 1}, ParamBandwidthEff: {0.05, 1}, ParamOverheadPerLayer: {0, 1e-3}})
+	r1, err := fitGroups(vidurGroups(t), []Param{ParamComputeEff, ParamBandwidthEff, ParamOverheadPerLayer, ParamElementwiseEff},
+		map[Param]Bound{ParamComputeEff: {0.05, 1}, ParamBandwidthEff: {0.05, 1}, ParamOverheadPerLayer: {0, 1e-3}, ParamElementwiseEff: {0.05, 1}})
 	if err != nil {
 		t.Fatal(err)
 	}
-	t.Logf("vidur: compute %.4f bandwidth %.4f per-layer kernel cost %.2f µs", r1.ComputeEff, r1.BandwidthEff, r1.OverheadPerLayer*1e6)
-	base := Roofline{SmoothKnee: true, ComputeEff: r1.ComputeEff, BandwidthEff: r1.BandwidthEff}
+	t.Logf("vidur: compute %.4f bandwidth %.4f element-wise %.4f per-layer kernel cost %.2f µs", r1.ComputeEff, r1.BandwidthEff, r1.ElementwiseEff, r1.OverheadPerLayer*1e6)
+	base := Roofline{SmoothKnee: true, ComputeEff: r1.ComputeEff, BandwidthEff: r1.BandwidthEff, ElementwiseEff: r1.ElementwiseEff}
 	r2, err := fitGroups(splitwiseGroups(t, base), []Param{ParamOverheadPerLayer, ParamOverheadPerSeq, ParamCollectiveLatency},
 		map[Param]Bound{ParamOverheadPerLayer: {0, 1e-3}, ParamOverheadPerSeq: {0, 1e-3}, ParamCollectiveLatency: {0, 50e-6}})
 	if err != nil {
@@ -85,6 +85,7 @@ func TestDefaultsAreTheFit(t *testing.T) {
 		{"compute efficiency", r1.ComputeEff, DefaultComputeEff},
 		{"bandwidth efficiency", r1.BandwidthEff, DefaultBandwidthEff},
 		{"overhead per layer", r1.OverheadPerLayer, DefaultOverheadPerLayer},
+		{"element-wise efficiency", r1.ElementwiseEff, DefaultElementwiseEff},
 		{"collective latency", r2.CollectiveLatency, DefaultCollectiveLatency},
 	} {
 		if math.Abs(c.got-c.want) > 0.01*c.want {

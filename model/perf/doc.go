@@ -25,7 +25,8 @@
 //
 // Roofline is the analytical model: fixed costs per step, layer and
 // sequence; the linear layers' compute and weight reads joined by a knee
-// (max, or the smooth sqrt(C² + M²)); prefill attention as compute; decode
+// (max, or the smooth sqrt(C² + M²)); the element-wise kernels' activation
+// traffic (norms, rotary embedding, activation, residual add); prefill attention as compute; decode
 // attention and KV writes as memory traffic; and the tensor-parallel ring
 // all-reduces (a latency per ring step plus bytes over the link). Weights
 // and KV have their own dtypes, FP8 weights run at the FP8 rate, and a

@@ -19,11 +19,12 @@ const (
 	ParamOverheadPerSeq
 	ParamCollectiveLatency
 	ParamInterconnectEff
+	ParamElementwiseEff
 	numParams
 )
 
 var paramNames = [numParams]string{"compute_efficiency", "bandwidth_efficiency", "overhead", "overhead_per_layer",
-	"overhead_per_seq", "collective_latency", "interconnect_efficiency"}
+	"overhead_per_seq", "collective_latency", "interconnect_efficiency", "elementwise_efficiency"}
 
 // String is the parameter's scenario key, e.g. "compute_efficiency".
 func (p Param) String() string {
@@ -54,6 +55,8 @@ func (p Param) get(r *Roofline) float64 {
 		return r.CollectiveLatency
 	case ParamInterconnectEff:
 		return r.interconnectEff()
+	case ParamElementwiseEff:
+		return r.elementwiseEff()
 	}
 	return 0
 }
@@ -74,6 +77,8 @@ func (p Param) set(r *Roofline, v float64) {
 		r.CollectiveLatency = v
 	case ParamInterconnectEff:
 		r.InterconnectEff = v
+	case ParamElementwiseEff:
+		r.ElementwiseEff = v
 	}
 	r.k = coeffs{}
 }
@@ -144,6 +149,7 @@ func FitBounds(r Roofline, ms []Measurement) map[Param]Bound {
 		ParamComputeEff:        {0.05, 1},
 		ParamBandwidthEff:      {0.05, 1},
 		ParamInterconnectEff:   {0.05, 1},
+		ParamElementwiseEff:    {0.05, 1},
 		ParamOverhead:          {0, small},
 		ParamOverheadPerLayer:  {0, small / layers},
 		ParamOverheadPerSeq:    {0, 1e-3},
@@ -154,9 +160,11 @@ func FitBounds(r Roofline, ms []Measurement) map[Param]Bound {
 // DefaultFree is what the measurements can tell apart. Always the two
 // efficiencies (one of them only as a bound when every point is in one
 // regime) and, when there are whole steps, the per-step overhead. The
-// per-sequence cost needs steps of different sizes; the per-layer cost
-// needs operator profiles (PartLinear) or whole steps of models of
-// different depth, else it is one constant with the per-step overhead; the
+// per-sequence cost needs steps of different sizes; the per-layer cost and
+// the element-wise efficiency need operator profiles (PartLinear: the
+// norms do not shrink with TP as the GEMMs do), else the first is one
+// constant with the per-step overhead and the second one term with the
+// compute time per token; the
 // collective latency and link efficiency need points at more than one
 // tensor-parallel degree above 1, else they are constant with the overhead.
 func DefaultFree(start Roofline, ms []Measurement) (free, fixed []Param) {
@@ -192,6 +200,7 @@ func DefaultFree(start Roofline, ms []Measurement) (free, fixed []Param) {
 	add(true, ParamBandwidthEff)
 	add(steps, ParamOverhead)
 	add(linear, ParamOverheadPerLayer)
+	add(linear, ParamElementwiseEff)
 	add(steps && len(seqs) > 1, ParamOverheadPerSeq)
 	add(steps && len(tps) > 1, ParamCollectiveLatency)
 	add(steps && len(tps) > 1, ParamInterconnectEff)
@@ -318,10 +327,10 @@ func FitRooflineWith(start Roofline, ms []Measurement, o FitOptions) (RooflineFi
 // unitPoint is a measurement's roofline terms at unit efficiencies and
 // zero overheads, which do not depend on the fitted parameters.
 type unitPoint struct {
-	c, m, attn, kv, comm float64 // linear compute, linear memory, prefill attention, KV, link time
-	colls, layers, seqs  float64
-	linear               bool
-	y                    float64
+	c, m, ew, attn, kv, comm float64 // linear compute, linear memory, element-wise, prefill attention, KV, link time
+	colls, layers, seqs      float64
+	linear                   bool
+	y                        float64
 }
 
 func unitPoints(start Roofline, pts []Measurement) []unitPoint {
@@ -331,7 +340,7 @@ func unitPoints(start Roofline, pts []Measurement) []unitPoint {
 		if m.TP > 0 {
 			u.TP = m.TP
 		}
-		u.ComputeEff, u.BandwidthEff, u.InterconnectEff = 1, 1, 1
+		u.ComputeEff, u.BandwidthEff, u.InterconnectEff, u.ElementwiseEff = 1, 1, 1, 1
 		u.Overhead, u.OverheadPerLayer, u.OverheadPerSeq, u.CollectiveLatency = 0, 0, 0, 0
 		u.k = coeffs{}
 		p := u.Parts(m.Batch)
@@ -342,7 +351,7 @@ func unitPoints(start Roofline, pts []Measurement) []unitPoint {
 		if u.TP > 1 {
 			colls = 2 * float64(u.Model.Layers) * 2 * float64(u.TP-1)
 		}
-		out[i] = unitPoint{c: p.LinearCompute, m: p.LinearMemory, attn: p.Attention, kv: p.KV, comm: p.Comm,
+		out[i] = unitPoint{c: p.LinearCompute, m: p.LinearMemory, ew: p.Elementwise, attn: p.Attention, kv: p.KV, comm: p.Comm,
 			colls: colls, layers: float64(u.Model.Layers), seqs: float64(m.Batch.Seqs()), linear: m.Part == PartLinear, y: m.Seconds}
 	}
 	return out
@@ -383,7 +392,7 @@ func fitGroups(groups []fitGroup, free []Param, bounds map[Param]Bound) (Rooflin
 	}
 	obj := func(x []float64) float64 {
 		w := decode(x)
-		ce, be, ie := w[ParamComputeEff], w[ParamBandwidthEff], w[ParamInterconnectEff]
+		ce, be, ie, ee := w[ParamComputeEff], w[ParamBandwidthEff], w[ParamInterconnectEff], w[ParamElementwiseEff]
 		var s float64
 		for i := range up {
 			q := &up[i]
@@ -392,7 +401,7 @@ func fitGroups(groups []fitGroup, free []Param, bounds map[Param]Bound) (Rooflin
 			if smooth {
 				lin = math.Sqrt(c*c + m*m)
 			}
-			t := lin + q.layers*w[ParamOverheadPerLayer]
+			t := lin + q.ew/ee + q.layers*w[ParamOverheadPerLayer]
 			if !q.linear {
 				t += w[ParamOverhead] + q.seqs*w[ParamOverheadPerSeq] + q.attn/ce + q.kv/be + q.colls*w[ParamCollectiveLatency] + q.comm/ie
 			}
@@ -427,7 +436,7 @@ func fitGroups(groups []fitGroup, free []Param, bounds map[Param]Bound) (Rooflin
 						x[i] = inv(p, ce)
 					case p == ParamBandwidthEff:
 						x[i] = inv(p, be)
-					case p == ParamInterconnectEff:
+					case p == ParamInterconnectEff, p == ParamElementwiseEff:
 						x[i] = inv(p, 0.7)
 					default:
 						b := bounds[p]

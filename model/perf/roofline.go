@@ -61,6 +61,7 @@ type StepModel interface {
 //
 //	Overhead + Layers·OverheadPerLayer + S·OverheadPerSeq     fixed costs
 //	+ knee(Clin, Mlin)                                        linear layers
+//	+ Eew                                                     element-wise kernels
 //	+ Cattn                                                   prefill attention
 //	+ Mkv                                                     decode attention, KV writes
 //	+ Comm                                                    tensor-parallel all-reduces
@@ -69,6 +70,7 @@ type StepModel interface {
 //
 //	Clin  = 2·(ActiveBlock·N + Head·S) / (peak·ComputeEff·TP)
 //	Mlin  = (DenseBlock + Experts·touched(N) + Head)·weight bytes / (bandwidth·BandwidthEff·TP)
+//	Eew   = N·Layers·ew(TP)·2 bytes / (bandwidth·ElementwiseEff)                  (per GPU)
 //	Cattn = 4·Layers·Heads·HeadDim·prefill pairs / (BF16 peak·ComputeEff·TP)
 //	Mkv   = (Context − prefill context + N)·KV bytes per token of the group / (bandwidth·BandwidthEff·TP)
 //	Comm  = 2·Layers·2(TP−1)·(CollectiveLatency + N·Hidden·2 bytes / (TP·link·InterconnectEff))   (0 at TP 1)
@@ -82,6 +84,18 @@ type StepModel interface {
 // uniformly reach: one token reads its k experts, a large batch reads them
 // all, so the memory term grows with the batch.
 //
+// ew(TP) is the activation elements one GPU's element-wise kernels read and
+// write per token and layer: two RMS norms (read and write the hidden
+// state, 2·2·Hidden) and a residual add (read two, write one: 3·Hidden) on
+// the whole hidden state, which every rank holds, plus the rotary embedding
+// of the queries and keys (2·(Heads + KVHeads)·HeadDim) and the gated
+// activation (read 2·FFN, write FFN, for each of the top-k experts of a
+// mixture) on the rank's share. Activations stay 16-bit whatever the weight
+// dtype, so FP8 weights halve the GEMMs' time but not this term; and the
+// norms do not shrink with TP. These are the element-wise operators vidur
+// times beside the GEMMs (norms, rotary embedding, activation, residual
+// add), and ElementwiseEff is what they achieve of the bandwidth there.
+//
 // knee(C, M) is max(C, M) (the ideal roofline), or with SmoothKnee
 // sqrt(C² + M²): near the ridge point GEMMs reach neither peak, and vidur's
 // operator profiles (Llama-2-7B and -70B on H100, Llama-3-8B on A100, TP 1
@@ -90,7 +104,7 @@ type StepModel interface {
 // The kernels of a step run one after another, so the attention, KV and
 // communication terms add to the linear one.
 //
-// A zero ComputeEff, BandwidthEff or InterconnectEff means 1 (the datasheet
+// A zero ComputeEff, BandwidthEff, InterconnectEff or ElementwiseEff means 1 (the datasheet
 // peak) and a TP below 1 means 1, so Roofline{GPU: g, Model: m} is the
 // ideal roofline. DefaultRoofline gives the fitted defaults.
 type Roofline struct {
@@ -121,6 +135,10 @@ type Roofline struct {
 	// InterconnectEff is the achieved fraction of the GPU link's
 	// bandwidth in an all-reduce, in (0, 1].
 	InterconnectEff float64
+	// ElementwiseEff is the achieved fraction of memory bandwidth in the
+	// element-wise kernels (norms, rotary embedding, activation, residual
+	// add), in (0, 1].
+	ElementwiseEff float64
 
 	k coeffs // precomputed by Prepare; zero means compute on each call
 }
@@ -137,6 +155,7 @@ type coeffs struct {
 	mExpert            float64 // ... of all experts
 	logMiss            float64 // ln(1 − k/E), 0 for a dense model
 	cPair              float64 // prefill attention seconds per (query, key) pair
+	ew                 float64 // element-wise seconds per token (all layers, one GPU)
 	mKV                float64 // seconds per KV token read or written
 	commFixed, commTok float64
 	smooth             bool
@@ -182,6 +201,7 @@ func (r *Roofline) coeffs() coeffs {
 		logMiss: logMiss,
 		cPair:   4 * float64(m.Layers) * float64(m.Heads) * float64(m.HeadDim) / (g.TFLOPS * 1e12 * ce * tp),
 		mKV:     m.KVGroupBytesPerToken(r.TP) / bw,
+		ew:      float64(m.Layers) * m.elementwiseElems(r.TP) * activationBytes / (g.BandwidthGBs * 1e9 * r.elementwiseEff()),
 	}
 	if r.TP > 1 && g.InterconnectGBs > 0 {
 		link := g.InterconnectGBs * 1e9 * r.interconnectEff()
@@ -263,8 +283,11 @@ func splitPairs(b Batch) (decode, prefill float64) {
 // the decoding tokens read and the KV every new token writes:
 //
 //	(DenseBlock + Experts·touched(N) + Head) × weight bytes + (Context − pc + N) × KV bytes per token
+//	+ N × Layers × TP × ew(TP) × 2 bytes
 //
-// Activations are assumed to stay on chip.
+// The last term is the element-wise kernels' activation traffic (see
+// Roofline); the GEMMs' and attention's activations are assumed to stay on
+// chip.
 func (r *Roofline) Bytes(b Batch) float64 {
 	if b.empty() {
 		return 0
@@ -280,7 +303,8 @@ func (r *Roofline) Bytes(b Batch) float64 {
 		w += experts * touched(float64(b.Tokens()), math.Log1p(-float64(m.ExpertsPerToken)/float64(m.Experts)))
 	}
 	d, _ := splitPairs(b)
-	return w*m.DtypeBytes + (d+float64(b.Tokens()))*m.KVGroupBytesPerToken(r.TP)
+	n := float64(b.Tokens())
+	return w*m.DtypeBytes + (d+n)*m.KVGroupBytesPerToken(r.TP) + n*float64(m.Layers)*r.tp()*m.elementwiseElems(r.TP)*activationBytes
 }
 
 // touched is 1 − (1 − k/E)^n, written with logMiss = ln(1 − k/E).
@@ -315,6 +339,13 @@ func (r *Roofline) interconnectEff() float64 {
 	return 1
 }
 
+func (r *Roofline) elementwiseEff() float64 {
+	if r.ElementwiseEff > 0 {
+		return r.ElementwiseEff
+	}
+	return 1
+}
+
 // Parts is a step's time split into the terms of the roofline, in seconds.
 type Parts struct {
 	// Fixed is Overhead + Layers·OverheadPerLayer + sequences·OverheadPerSeq.
@@ -322,6 +353,8 @@ type Parts struct {
 	// LinearCompute and LinearMemory are the linear layers' compute and
 	// weight-reading times; Linear is their knee (max or smooth).
 	LinearCompute, LinearMemory, Linear float64
+	// Elementwise is the element-wise kernels' activation traffic.
+	Elementwise float64
 	// Attention is the prefill attention's compute time.
 	Attention float64
 	// KV is the time to read the decoding tokens' KV cache and write the new tokens'.
@@ -330,8 +363,10 @@ type Parts struct {
 	Comm float64
 }
 
-// Total is the step time: Fixed + Linear + Attention + KV + Comm.
-func (p Parts) Total() float64 { return p.Fixed + p.Linear + p.Attention + p.KV + p.Comm }
+// Total is the step time: Fixed + Linear + Elementwise + Attention + KV + Comm.
+func (p Parts) Total() float64 {
+	return p.Fixed + p.Linear + p.Elementwise + p.Attention + p.KV + p.Comm
+}
 
 // Parts splits the step time of b into its terms (all 0 for an empty batch).
 func (r *Roofline) Parts(b Batch) Parts {
@@ -354,21 +389,22 @@ func (r *Roofline) Parts(b Batch) Parts {
 	} else {
 		out.Linear = math.Max(out.LinearCompute, out.LinearMemory)
 	}
+	out.Elementwise = k.ew * n
 	out.Attention = k.cPair * p
 	out.KV = k.mKV * (d + n)
 	out.Comm = k.commFixed + k.commTok*n
 	return out
 }
 
-// LinearTime is the time of b's linear layers with their per-layer
-// kernel costs (Layers × OverheadPerLayer), which is what an operator
-// profile such as vidur's times; see PartLinear.
+// LinearTime is the time of b's linear layers and element-wise kernels
+// with their per-layer kernel costs (Layers × OverheadPerLayer), which is
+// what an operator profile such as vidur's times; see PartLinear.
 func (r *Roofline) LinearTime(b Batch) float64 {
 	if b.empty() {
 		return 0
 	}
 	c, m := r.blockLinear(b)
-	return r.knee(c, m) + float64(r.Model.Layers)*r.OverheadPerLayer
+	return r.knee(c, m) + r.coeffs().ew*float64(b.Tokens()) + float64(r.Model.Layers)*r.OverheadPerLayer
 }
 
 // blockLinear is the compute and memory time of the transformer blocks'
@@ -443,7 +479,7 @@ func (r *Roofline) StepTime(b Batch) float64 {
 	} else {
 		lin = math.Max(c, m)
 	}
-	t := k.fixed + s*k.perSeq + lin + k.commFixed + k.commTok*n
+	t := k.fixed + s*k.perSeq + lin + k.commFixed + (k.commTok+k.ew)*n
 	if b.Prefill > 0 || b.PrefillContext > 0 {
 		d, p := splitPairs(b)
 		return t + k.cPair*p + k.mKV*(d+n)
@@ -478,7 +514,7 @@ func (r *Roofline) DecodeSpan(d int, ctx0 float64, dts []float64) {
 	} else {
 		lin = math.Max(c, m)
 	}
-	t := k.fixed + s*k.perSeq + lin + k.commFixed + k.commTok*n
+	t := k.fixed + s*k.perSeq + lin + k.commFixed + (k.commTok+k.ew)*n
 	for j := range dts {
 		ctx := ctx0 + float64(j*d)
 		dts[j] = t + k.mKV*(math.Max(ctx, 0)+n)
@@ -502,6 +538,8 @@ func (r *Roofline) Validate() error {
 		return fmt.Errorf("perf: roofline BandwidthEff %g outside (0, 1]", r.BandwidthEff)
 	case !(r.InterconnectEff >= 0 && r.InterconnectEff <= 1):
 		return fmt.Errorf("perf: roofline InterconnectEff %g outside (0, 1]", r.InterconnectEff)
+	case !(r.ElementwiseEff >= 0 && r.ElementwiseEff <= 1):
+		return fmt.Errorf("perf: roofline ElementwiseEff %g outside (0, 1]", r.ElementwiseEff)
 	}
 	for name, v := range map[string]float64{"Overhead": r.Overhead, "OverheadPerLayer": r.OverheadPerLayer,
 		"OverheadPerSeq": r.OverheadPerSeq, "CollectiveLatency": r.CollectiveLatency} {

@@ -39,13 +39,23 @@ func TestRooflineDecodeBatch1IsWeightsOverBandwidth(t *testing.T) {
 	if r.ComputeTime(b) >= r.MemoryTime(b) {
 		t.Errorf("batch-1 decode is not memory-bound: compute %g s, memory %g s", r.ComputeTime(b), r.MemoryTime(b))
 	}
-	// Tensor parallelism divides the time and adds two all-reduces a layer
-	// of one token's activations (4096 × 2 bytes, ring: 2 × 3/4 of it over
+	// The element-wise kernels of one token: per layer two norms and a
+	// residual add over the hidden state (7 × 4096 elements), the rotary
+	// embedding of 32 + 32 heads (2 × 64 × 128) and the activation
+	// (3 × 11008), 2 bytes each.
+	ew := func(tp float64) float64 { return 32 * (7*4096 + (2*64*128+3*11008)/tp) * 2 / 3.35e12 }
+	if p := r.Parts(b); math.Abs(p.Elementwise-ew(1)) > 1e-12 {
+		t.Errorf("element-wise %g s, want %g s", p.Elementwise, ew(1))
+	}
+	// Tensor parallelism divides the time, but for the norms and residual
+	// add every rank repeats, and adds two all-reduces a layer of one
+	// token's activations (4096 × 2 bytes, ring: 2 × 3/4 of it over
 	// 450 GB/s); overhead adds to it.
 	r.TP, r.Overhead = 4, 0.002
 	comm := 2 * 32 * 2 * 0.75 * 4096 * 2 / 450e9
-	if got4 := r.StepTime(b); math.Abs(got4-(0.002+got/4+comm)) > 1e-9*got4 {
-		t.Errorf("TP4 + 2 ms = %g, want %g", got4, 0.002+got/4+comm)
+	want4 := 0.002 + (got-ew(1))/4 + ew(4) + comm
+	if got4 := r.StepTime(b); math.Abs(got4-want4) > 1e-9*got4 {
+		t.Errorf("TP4 + 2 ms = %g, want %g", got4, want4)
 	}
 	// The zero value of the efficiencies means datasheet peak.
 	z := Roofline{GPU: r.GPU, Model: r.Model}
@@ -225,4 +235,31 @@ func TestDecodeSpanEqualsStepTime(t *testing.T) {
 			}
 		}
 	})
+}
+
+// FP8 weights on FP8 tensor cores halve the GEMMs' compute and weight
+// reads, but not the element-wise kernels, whose activations stay 16-bit;
+// and those kernels' norms are repeated on every tensor-parallel rank.
+func TestElementwiseStaysSixteenBit(t *testing.T) {
+	m := mustModel(t, "llama-3.1-8b")
+	bf := DefaultRoofline(mustGPU(t, "H100-SXM"), m, 1)
+	m8 := m
+	m8.DtypeBytes, m8.KVDtypeBytes, m8.FP8Compute = 1, 1, true
+	f8 := DefaultRoofline(mustGPU(t, "H100-SXM"), m8, 1)
+	b := Batch{PrefillSeqs: 4, Prefill: 8192, Context: 8192}
+	pb, p8 := bf.Parts(b), f8.Parts(b)
+	// (the datasheet's FP8 rate is 1979 against 989 TFLOP/s)
+	if math.Abs(p8.LinearCompute-pb.LinearCompute*989/1979) > 1e-12 || math.Abs(p8.LinearMemory-pb.LinearMemory/2) > 1e-12 {
+		t.Errorf("FP8 GEMMs %g/%g s, want half of %g/%g s", p8.LinearCompute, p8.LinearMemory, pb.LinearCompute, pb.LinearMemory)
+	}
+	if p8.Elementwise != pb.Elementwise || !(pb.Elementwise > 0.05*pb.Linear) {
+		t.Errorf("element-wise %g s under FP8, %g s under BF16 (GEMMs %g s)", p8.Elementwise, pb.Elementwise, pb.Linear)
+	}
+	// At TP 8 the hidden-state kernels (7 × hidden of the 7 × 4096 +
+	// 2 × 40 × 128 + 3 × 14336 elements per token and layer) stay whole.
+	t8 := DefaultRoofline(mustGPU(t, "H100-SXM"), m, 8)
+	want := (7*4096 + (2*40*128+3*14336)/8.0) / (7*4096 + 2*40*128 + 3*14336)
+	if got := t8.Parts(b).Elementwise / pb.Elementwise; math.Abs(got-want) > 1e-12 {
+		t.Errorf("TP 8 element-wise share %g of TP 1, want %g", got, want)
+	}
 }

@@ -7,8 +7,11 @@ import (
 	"strings"
 )
 
-// vidurLinearOps are the GEMMs of one layer in vidur's mlp.csv.
-var vidurLinearOps = []string{"attn_pre_proj", "attn_post_proj", "mlp_up_proj", "mlp_down_proj"}
+// vidurLinearOps are the GEMMs and element-wise kernels of one layer in
+// vidur's mlp.csv (all but attention and the embedding, which runs once a
+// step, not once a layer).
+var vidurLinearOps = []string{"attn_pre_proj", "attn_post_proj", "mlp_up_proj", "mlp_down_proj",
+	"input_layernorm", "post_attention_layernorm", "attn_rope", "mlp_act", "add"}
 
 // VidurShape is the model shape a vidur profile states.
 type VidurShape struct {
@@ -21,10 +24,11 @@ type VidurShape struct {
 // n_head, n_kv_head, n_embd, n_expanded_embd, vocab_size; read by name,
 // other columns ignored). Each row becomes one PartLinear measurement of
 // layers × the sum of the layer's four GEMMs (attn_pre_proj,
-// attn_post_proj, mlp_up_proj, mlp_down_proj) for num_tokens prompt tokens
-// at TP num_tensor_parallel_workers. The element-wise ops (norms, rotary
-// embedding, activation, residual add) are left out: they are not part of
-// the linear layers' time. The profile names no depth, so layers is the
+// attn_post_proj, mlp_up_proj, mlp_down_proj) and five element-wise
+// kernels (input_layernorm, post_attention_layernorm, attn_rope, mlp_act,
+// add) for num_tokens prompt tokens at TP num_tensor_parallel_workers; the
+// embedding lookup (emb) runs once a step, not once a layer, and is left
+// out. The profile names no depth, so layers is the
 // caller's (the served model's Layers). It also returns the shape, which a
 // caller should check against its model. Rows of tp 0 are all; others are
 // kept when their TP matches.
