@@ -206,7 +206,7 @@ func (s *Sim) cachedOn(c *cluster, rep *replica, id int32) (tokens, tier int) {
 	if n == 0 {
 		return 0, 0
 	}
-	key := prefixKey(r)
+	key := s.prefixKey(r)
 	if rep.prefixes[key] != nil {
 		return n, 2
 	}
@@ -231,7 +231,7 @@ func (s *Sim) sessionKey(id int32) int64 {
 	if keys, _ := s.reqKeys(id); keys != nil {
 		return int64(keys[0])
 	}
-	return prefixKey(&s.reqs[id])
+	return s.prefixKey(&s.reqs[id])
 }
 
 // prefixPick is consistent hashing with bounded loads (Mirrokni, Thorup
