@@ -29,7 +29,7 @@ func (s *Sim) sendCluster(id int32, iv int) {
 	s.ser.queue.Add(now, 1)
 	c.cs.waitG.Add(now, 1)
 	rep.waitG.Add(now, 1)
-	if c.priority && w.spec.Priority == PriorityBatch {
+	if c.priority && s.reqClass(id) == classBatch {
 		rep.waitingB.pushBack(id)
 	} else {
 		rep.waiting.pushBack(id)
