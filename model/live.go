@@ -133,6 +133,9 @@ type LiveUsage struct {
 	CacheRead, CacheWrite     int
 	CostUSD                   float64
 	QueueWait, TTFT, Duration float64 // simulated seconds, from injection
+	// FromCache says the gateway's response cache answered it: no backend
+	// saw it and it cost nothing.
+	FromCache bool
 }
 
 // LiveRefusal says a request was refused or failed.
@@ -717,7 +720,8 @@ func (st *liveState) done(s *Sim, id int32, t *tokenTally) {
 	r := &s.reqs[id]
 	now := s.eng.Now()
 	u := LiveUsage{At: now, Backend: s.tgt(r).name, Input: int(r.input), Output: int(r.output), CacheRead: int(t.read), CacheWrite: int(t.write),
-		CostUSD: t.costIn + t.costW + t.costR + t.costOut, QueueWait: r.admitted - r.arrival, TTFT: r.admitted + r.ttftSvc - r.arrival, Duration: now - r.arrival}
+		CostUSD: t.costIn + t.costW + t.costR + t.costOut, QueueWait: r.admitted - r.arrival, TTFT: r.admitted + r.ttftSvc - r.arrival, Duration: now - r.arrival,
+		FromCache: t.input == 0} // a served request's tally has its input (at least 1); a cache hit's is empty
 	st.obs.Completed(lr.tag, &u)
 }
 

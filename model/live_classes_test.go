@@ -118,7 +118,7 @@ func TestLiveResponseCache(t *testing.T) {
 		if !ok {
 			t.Fatalf("request %d did not complete: %+v", tag, rec.failed[tag])
 		}
-		if got := u.CostUSD == 0 && math.Abs(u.Duration-0.02) < 1e-9; got != hit {
+		if got := u.CostUSD == 0 && math.Abs(u.Duration-0.02) < 1e-9; got != hit || u.FromCache != hit {
 			t.Errorf("request %d: cost %v after %v s; hit %v, want %v", tag, u.CostUSD, u.Duration, got, hit)
 		}
 	}
