@@ -88,3 +88,33 @@ func TestLivePromptCacheAcrossKeys(t *testing.T) {
 		t.Errorf("second key, same prefix: read %d write %d, want 2000 read", u.CacheRead, u.CacheWrite)
 	}
 }
+
+// TestPrefixGroupOnCluster: a replica's prefix cache holds a group's
+// shared prefix for every workload of the group, as vLLM's automatic
+// prefix caching serves any request with the same leading blocks.
+func TestPrefixGroupOnCluster(t *testing.T) {
+	for _, group := range []string{"assistant", ""} {
+		cfg := scopeCfg(group)
+		cfg.Providers = nil
+		cl := gpuCluster("gpu", 1, 1)
+		cl.PrefixCaching = true
+		cfg.Clusters = []ClusterSpec{cl}
+		for i := range cfg.Workloads {
+			cfg.Workloads[i].Route, cfg.Workloads[i].Key = "gpu", ""
+			cfg.Workloads[i].Tokens.Input = workloads.Fixed(1000)
+			cfg.Workloads[i].Tokens.SharedPrefix = 512
+		}
+		cfg.ApplyDefaults()
+		if err := cfg.Validate(); err != nil {
+			t.Fatal(err)
+		}
+		r := mustRun(t, cfg)
+		read := map[string]int64{}
+		for _, w := range r.Workloads {
+			read[w.Name] = w.Summary.Tokens.CacheRead
+		}
+		if shared := read["sales"] == 512; shared != (group != "") || read["support"] != 0 {
+			t.Errorf("group %q: prefix-cache reads %v; want the second workload to read the first's 512 tokens only with a group", group, read)
+		}
+	}
+}
