@@ -154,7 +154,7 @@ func TestPerfAnalyzerExport(t *testing.T) {
 	near(t, "duration", l.DurationS, 2.7, 1e-9)
 	near(t, "throughput", l.Throughput, 3/2.7, 1e-9)
 	notes := strings.Join(l.Notes, " ")
-	for _, w := range []string{"2 requests' output tokens counted as their streamed responses", "2 requests' input tokens estimated", "1 requests with no response text skipped"} {
+	for _, w := range []string{"2 requests' output tokens counted as their streamed responses", "2 requests' input tokens estimated", "1 request(s) with no response text skipped"} {
 		if !strings.Contains(notes, w) {
 			t.Errorf("notes lack %q: %v", w, l.Notes)
 		}

@@ -180,13 +180,13 @@ func readPerfAnalyzerExport(d *doc, m map[string]json.RawMessage) ([]Level, erro
 		}
 		l.summarize()
 		if counted.events > 0 {
-			l.Notes = append(l.Notes, fmt.Sprintf("%d requests' output tokens counted as their streamed responses with text (one token each), as the server reported no usage; genai-perf's own count tokenizes the text", counted.events))
+			l.Notes = append(l.Notes, fmt.Sprintf("%s output tokens counted as their streamed responses with text (one token each), as the server reported no usage; genai-perf's own count tokenizes the text", requestsOf(counted.events)))
 		}
 		if counted.bytesIn > 0 {
-			l.Notes = append(l.Notes, fmt.Sprintf("%d requests' input tokens estimated as one per four bytes of prompt text, as the server reported no usage: per_input_token is only as good as that estimate (genai-perf's own count, input_sequence_length in profile_export_genai_perf.json, uses the model's tokenizer)", counted.bytesIn))
+			l.Notes = append(l.Notes, fmt.Sprintf("%s input tokens estimated as one per four bytes of prompt text, as the server reported no usage: per_input_token is only as good as that estimate (genai-perf's own count, input_sequence_length in profile_export_genai_perf.json, uses the model's tokenizer)", requestsOf(counted.bytesIn)))
 		}
 		if counted.empty > 0 {
-			l.Notes = append(l.Notes, fmt.Sprintf("%d requests with no response text skipped, as genai-perf skips them", counted.empty))
+			l.Notes = append(l.Notes, fmt.Sprintf("%d request(s) with no response text skipped, as genai-perf skips them", counted.empty))
 		}
 		out = append(out, l)
 	}
@@ -333,4 +333,12 @@ func shortText(s string) string {
 		return s[:40] + "…"
 	}
 	return s
+}
+
+// requestsOf is "1 request's" or "N requests'".
+func requestsOf(n int) string {
+	if n == 1 {
+		return "1 request's"
+	}
+	return fmt.Sprintf("%d requests'", n)
 }
