@@ -69,9 +69,8 @@ perf: build
 ## fuzz: run each fuzz target for FUZZTIME
 fuzz:
 	$(GO) test -run '^$$' -fuzz '^FuzzLoad$$' -fuzztime $(FUZZTIME) ./scenarios/
-	$(GO) test -run '^$$' -fuzz '^FuzzDecodeStrict$$' -fuzztime $(FUZZTIME) ./scenarios/
 	$(GO) test -run '^$$' -fuzz '^FuzzIndex$$' -fuzztime $(FUZZTIME) ./scenarios/
-	$(GO) test -run '^$$' -fuzz '^FuzzSet$$' -fuzztime $(FUZZTIME) ./scenarios/
+	$(GO) test -run '^$$' -fuzz '^FuzzOverride$$' -fuzztime $(FUZZTIME) ./scenarios/
 	$(GO) test -run '^$$' -fuzz '^FuzzMergePart$$' -fuzztime $(FUZZTIME) ./report/shard/
 	$(GO) test -run '^$$' -fuzz '^FuzzDecode$$' -fuzztime $(FUZZTIME) ./model/serve/
 	$(GO) test -run '^$$' -fuzz '^FuzzBatchInput$$' -fuzztime $(FUZZTIME) ./model/serve/

@@ -6,6 +6,7 @@ import (
 	"math/rand/v2"
 	"slices"
 
+	"github.com/headroom-sim/headroom/scenarios/schema"
 	"github.com/headroom-sim/headroom/sim"
 	"github.com/headroom-sim/headroom/workloads"
 )
@@ -130,12 +131,12 @@ func (c *Config) validate() error {
 					found = found || k.Name == key
 				}
 				if !found {
-					return &workloads.FieldError{Key: fmt.Sprintf("%s.targets[%d]", at, j), Msg: fmt.Sprintf("provider %q has no key named %q; have: %s", tn, key, listNames(keys))}
+					return &workloads.FieldError{Key: fmt.Sprintf("%s.targets[%d]", at, j), Msg: fmt.Sprintf("provider %q has no key named %q; have: %s%s", tn, key, listNames(keys), schema.DidYouMean(key, keys))}
 				}
 				continue
 			}
 			if provs[tn] == nil && clusters[tn] == nil {
-				msg := fmt.Sprintf("no provider or cluster named %q; have: %s", tn, listNames(names))
+				msg := fmt.Sprintf("no provider or cluster named %q; have: %s%s", tn, listNames(names), schema.DidYouMean(tn, names))
 				for _, other := range c.Routes {
 					if other.Name == tn {
 						msg = fmt.Sprintf("%q is a route: a route's targets must be providers or clusters (routes do not nest, so chains cannot loop)", tn)
@@ -230,7 +231,7 @@ func (c *Config) validate() error {
 			for n := range routes {
 				names = append(names, n)
 			}
-			return &workloads.FieldError{Key: at + ".route", Msg: fmt.Sprintf("no provider, cluster or route named %q; have: %s", w.Route, listNames(sortedNames(names)))}
+			return &workloads.FieldError{Key: at + ".route", Msg: fmt.Sprintf("no provider, cluster or route named %q; have: %s%s", w.Route, listNames(sortedNames(names)), schema.DidYouMean(w.Route, names))}
 		}
 		if w.Key != "" {
 			var keys []string
@@ -240,7 +241,10 @@ func (c *Config) validate() error {
 				found = found || k.Name == w.Key
 			}
 			if !found {
-				return &workloads.FieldError{Key: at + ".key", Msg: fmt.Sprintf("provider %q has no key named %q; have: %s", p.Name, w.Key, listNames(keys))}
+				return &workloads.FieldError{Key: at + ".key", Msg: fmt.Sprintf("provider %q has no key named %q; have: %s%s", p.Name, w.Key, listNames(keys), schema.DidYouMean(w.Key, keys))}
+			}
+			if w.Lane == LaneBatch {
+				return &workloads.FieldError{Key: at + ".key", Msg: "the batch lane skips the rate limits, so a key's limits would not apply; remove key or use the sync lane"}
 			}
 		}
 		if w.Demand.Closed() && w.Demand.Think.MeanValue() == 0 {
@@ -298,7 +302,7 @@ func (c *Config) checkGatewayWorkload(w *WorkloadSpec, at string) error {
 		for _, t := range g.Tenants {
 			names = append(names, t.Name)
 		}
-		return &workloads.FieldError{Key: at + ".tenant", Msg: fmt.Sprintf("with a gateway every workload names one of its tenants; no tenant %q, have: %s", w.Tenant, listNames(names))}
+		return &workloads.FieldError{Key: at + ".tenant", Msg: fmt.Sprintf("with a gateway every workload names one of its tenants; no tenant %q, have: %s%s", w.Tenant, listNames(names), schema.DidYouMean(w.Tenant, names))}
 	}
 	if w.GatewayKey != "" {
 		var keys []string
@@ -308,7 +312,7 @@ func (c *Config) checkGatewayWorkload(w *WorkloadSpec, at string) error {
 			}
 			keys = append(keys, k.Name)
 		}
-		return &workloads.FieldError{Key: at + ".gateway_key", Msg: fmt.Sprintf("tenant %q has no key %q; have: %s", t.Name, w.GatewayKey, listNames(keys))}
+		return &workloads.FieldError{Key: at + ".gateway_key", Msg: fmt.Sprintf("tenant %q has no key %q; have: %s%s", t.Name, w.GatewayKey, listNames(keys), schema.DidYouMean(w.GatewayKey, keys))}
 	}
 	return nil
 }

@@ -44,9 +44,14 @@ func genConfig(t *rapid.T) Config {
 		if l.Window != WindowTokenBucket && rapid.Bool().Draw(t, label+".quantum?") {
 			l.Quantum = workloads.Duration(rapid.SampledFrom([]float64{1, 10}).Draw(t, label+".quantum"))
 		}
-		l.Burst = workloads.Duration(rapid.Float64Range(1, 120).Draw(t, label+".burst"))
+		// Burst and cache_reads_count are set only where they have an
+		// effect (a key without one is refused).
+		burst := workloads.Duration(rapid.Float64Range(1, 120).Draw(t, label+".burst"))
+		if l.Window == WindowTokenBucket && (l.RPM > 0 || l.ITPM > 0 || l.OTPM > 0 || l.TPM > 0) {
+			l.Burst = burst
+		}
 		l.CountRejected = rapid.Bool().Draw(t, label+".countRejected")
-		cr := rapid.Bool().Draw(t, label+".cacheReadsCount")
+		cr := rapid.Bool().Draw(t, label+".cacheReadsCount") && (l.ITPM > 0 || l.TPM > 0)
 		l.CacheReadsCount = &cr
 		return l
 	}
@@ -58,6 +63,9 @@ func genConfig(t *rapid.T) Config {
 		if rapid.Bool().Draw(t, "concurrency?") {
 			p.Concurrency = ConcurrencySpec{Max: rapid.IntRange(1, 20).Draw(t, "conmax"),
 				WhenFull: rapid.SampledFrom([]string{"reject", "queue"}).Draw(t, "whenfull"), QueueLimit: rapid.IntRange(0, 30).Draw(t, "qlimit")}
+			if p.Concurrency.WhenFull == "reject" {
+				p.Concurrency.QueueLimit = 0 // a queue limit bounds the queue of when_full = "queue" only
+			}
 		}
 		p.Latency = LatencySpec{
 			TTFT: TTFTSpec{Base: workloads.Duration(rapid.Float64Range(0.001, 2).Draw(t, "ttft")), PerInputToken: 0.0001,
@@ -172,6 +180,7 @@ func genConfig(t *rapid.T) Config {
 		}
 		if !toCluster && !toRoute && rapid.Bool().Draw(t, "batch?") {
 			w.Lane = LaneBatch
+			w.Key = "" // the batch lane skips the limits a key would add
 		}
 		if (toCluster || toRoute) && w.Demand.Closed() && w.Demand.Think.MeanValue() == 0 {
 			w.Demand.Think = workloads.Fixed(0.5)

@@ -20,14 +20,14 @@ type RetrySpec struct {
 	Preset        string             `toml:"preset" enum:"anthropic-go|anthropic-python|google-genai|google-genai-retry|none|openai-go|openai-python" noun:"retry preset" doc:"start from this SDK's default policy; the other keys override it"`
 	Policy        string             `toml:"policy" enum:"none|fixed|exponential" noun:"policy" doc:"none never retries; fixed waits base; exponential waits base × multiplier^n"`
 	Base          workloads.Duration `toml:"base" range:"[0s,1d]" doc:"first backoff (> 0 for a retrying policy)"`
-	Max           workloads.Duration `toml:"max" range:"[0s,1d]" default:"max(base, 60s)" doc:"backoff cap, applied before jitter"`
-	Multiplier    float64            `toml:"multiplier" range:"[1,1000]" default:"2" doc:"growth per retry (exponential)"`
-	Jitter        string             `toml:"jitter" enum:"none|full|equal|decorrelated|sdk|additive|up" noun:"jitter" default:"none" doc:"randomisation of each backoff"`
-	JitterAmount  float64            `toml:"jitter_amount" range:"[0,1000]" default:"0; 0.5 for up" doc:"additive: seconds added (U(0, a)); up: a factor (× U(1, 1 + a))"`
-	MaxAttempts   int                `toml:"max_attempts" range:"[1,1000]" default:"3; 1 for policy none" doc:"attempts including the first; after this many refusals the request fails with the last refusal's reason"`
-	RetryAfter    string             `toml:"retry_after" enum:"honor|ignore" noun:"Retry-After handling" default:"honor" doc:"whether to wait for the server's Retry-After"`
-	RetryAfterCap workloads.Duration `toml:"retry_after_cap" range:"[0s,1d]" default:"0: uncapped" doc:"the longest Retry-After honoured"`
-	OverCap       string             `toml:"over_cap" enum:"backoff|give-up|clamp" noun:"over-cap action" default:"backoff" doc:"when Retry-After exceeds the cap: use the backoff instead, fail the request (retry_after_too_long), or wait exactly the cap"`
+	Max           workloads.Duration `toml:"max" range:"[0s,1d]" default:"the preset's; max(base, 60s) without one" doc:"backoff cap, applied before jitter"`
+	Multiplier    float64            `toml:"multiplier" range:"[1,1000]" default:"the preset's; 2 without one" doc:"growth per retry (exponential)"`
+	Jitter        string             `toml:"jitter" enum:"none|full|equal|decorrelated|sdk|additive|up" noun:"jitter" default:"the preset's; none without one" doc:"randomisation of each backoff"`
+	JitterAmount  float64            `toml:"jitter_amount" range:"[0,1000]" default:"the preset's; 0 without one (0.5 for up)" doc:"additive: seconds added (U(0, a)); up: a factor (× U(1, 1 + a))"`
+	MaxAttempts   int                `toml:"max_attempts" range:"[1,1000]" default:"the preset's; 3 without one (1 for policy none)" doc:"attempts including the first; after this many refusals the request fails with the last refusal's reason"`
+	RetryAfter    string             `toml:"retry_after" enum:"honor|ignore" noun:"Retry-After handling" default:"the preset's; honor without one" doc:"whether to wait for the server's Retry-After"`
+	RetryAfterCap workloads.Duration `toml:"retry_after_cap" range:"[0s,1d]" default:"the preset's; 0 (uncapped) without one" doc:"the longest Retry-After honoured"`
+	OverCap       string             `toml:"over_cap" enum:"backoff|give-up|clamp" noun:"over-cap action" default:"the preset's; backoff without one" doc:"when Retry-After exceeds the cap: use the backoff instead, fail the request (retry_after_too_long), or wait exactly the cap"`
 	JitterHeader  bool               `toml:"jitter_retry_after" doc:"apply the jitter to an honoured Retry-After too"`
 }
 
@@ -260,4 +260,17 @@ func (p *retryPolicy) jitterOf(b, prev float64, r *rand.Rand) float64 {
 		return b * (1 + p.jitterAmt*r.Float64())
 	}
 	return b
+}
+
+// KeyType names the type in the scenario reference.
+func (RetrySpec) KeyType() string { return "preset name or table" }
+
+// ScalarSchema is the JSON Schema of a retry policy given by a preset's
+// name.
+func (RetrySpec) ScalarSchema() map[string]any {
+	names := []any{}
+	for _, n := range RetryPresetNames() {
+		names = append(names, n)
+	}
+	return map[string]any{"type": "string", "enum": names}
 }

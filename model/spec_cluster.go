@@ -12,8 +12,8 @@ import (
 // engine with continuous batching (vLLM-style). A workload routes to it by
 // name, exactly as to a provider.
 type ClusterSpec struct {
-	Name     string `toml:"name" doc:"what workloads route to; unique among providers, clusters and routes"`
-	Replicas int    `toml:"replicas" range:"[0,100000]" default:"0" doc:"identical replicas behind one router; 0 switches the cluster off (no cost), and no traffic may then depend on it alone"`
+	Name     string `toml:"name" default:"required" doc:"what workloads route to; unique among providers, clusters and routes"`
+	Replicas int    `toml:"replicas" range:"[0,100000]" default:"0" doc:"identical replicas; a request goes to the accepting replica with the least outstanding work. 0 switches the cluster off (no cost): no workload may then route to it directly, and a route needs another target. A schedule entry in effect replaces it"`
 	GPU      string `toml:"gpu" doc:"a catalogue GPU (headroom catalogue), for the roofline and the KV capacity"`
 	Model    string `toml:"model" doc:"a catalogue model, the one served"`
 	// TensorParallel is GPUs per replica (default 1); it must divide the
@@ -72,7 +72,7 @@ type ClusterSpec struct {
 
 // ScheduleSpec applies from a clock time until the next entry, every day.
 type ScheduleSpec struct {
-	At         workloads.Clock `toml:"at" doc:"the clock time this entry applies from, every day (required)"`
+	At         workloads.Clock `toml:"at" default:"required" doc:"the clock time this entry applies from, every day"`
 	Replicas   int             `toml:"replicas" range:"[0,100000]" default:"0: keep the current count" doc:"replicas from then on"`
 	MaxNumSeqs int             `toml:"max_num_seqs" range:"[0,100000]" default:"0: keep the current value" doc:"max_num_seqs from then on"`
 }
@@ -81,7 +81,7 @@ type ScheduleSpec struct {
 type FailureSpec struct {
 	At       workloads.Clock    `toml:"at" doc:"start, at the first occurrence of this clock time (or use after)"`
 	After    workloads.Duration `toml:"after" range:"[0s,inf)" default:"0s" doc:"start, as time since t = 0"`
-	Duration workloads.Duration `toml:"duration" range:"(0s,366d]" doc:"how long the replica stays down (required)"`
+	Duration workloads.Duration `toml:"duration" range:"(0s,366d]" default:"required" doc:"how long the replica stays down"`
 	Replica  int                `toml:"replica" range:"[0,100000)" default:"0" doc:"which replica, numbered from 0"`
 	// Requests is what happens to the requests it held: "retry" (default:
 	// the client gets a 503 and its retry policy decides) or "lose" (they
@@ -279,6 +279,21 @@ func (c *ClusterSpec) Validate() error {
 	case "roofline":
 		if c.GPU == "" || c.Model == "" {
 			return fe("step.kind", "a roofline needs gpu and model (catalogue names, with gpu_spec/model_spec overrides)")
+		}
+		// A measured table's keys have no effect on a roofline.
+		for _, k := range []struct {
+			key string
+			set bool
+		}{{"times", len(s.Times) > 0}, {"per", s.Per != "" && s.Per != "iteration"}, {"prefill_per_token", s.PrefillPerToken != 0}, {"per_context_token", s.PerContextToken != 0}} {
+			if k.set {
+				return fe("step."+k.key, "applies to a measured table (give batches, or kind = \"table\"), not to a roofline")
+			}
+		}
+		if c.TensorParallel == 1 && s.InterconnectEff != 1 {
+			return fe("step.interconnect_efficiency", "applies to the all-reduces of tensor_parallel > 1; one GPU per replica has none")
+		}
+		if c.TensorParallel == 1 && s.CollectiveLatency != nil && float64(*s.CollectiveLatency) != perf.DefaultCollectiveLatency {
+			return fe("step.collective_latency", "applies to the all-reduces of tensor_parallel > 1; one GPU per replica has none")
 		}
 	default:
 		return fe("step.kind", "must be table or roofline, got %q", s.Kind)

@@ -97,8 +97,8 @@ type GatewayCache struct {
 // GatewayOutage is a window during which the limiter's shared store is
 // down.
 type GatewayOutage struct {
-	From workloads.Clock    `toml:"from" doc:"clock time the store goes down, such as \"10:00\" (required)"`
-	For  workloads.Duration `toml:"for" range:"(0s,366d]" doc:"how long it stays down (required)"`
+	From workloads.Clock    `toml:"from" default:"required" doc:"clock time the store goes down, such as \"10:00\""`
+	For  workloads.Duration `toml:"for" range:"(0s,366d]" default:"required" doc:"how long it stays down"`
 	Mode string             `toml:"mode" enum:"fail_open|fail_closed" noun:"mode" default:"fail_open" doc:"fail_open: conservative local per-node caps; fail_closed: refuse everything with a 503"`
 	// LocalFraction is, for fail_open, the share of each tenant's rate and
 	// burst that each node's local bucket allows (default 0.5).
@@ -107,7 +107,7 @@ type GatewayOutage struct {
 
 // TenantSpec is one organisation at the gateway.
 type TenantSpec struct {
-	Name string `toml:"name" doc:"the tenant's name, unique; workloads name it in tenant"`
+	Name string `toml:"name" default:"required" doc:"the tenant's name, unique; workloads name it in tenant"`
 	// Weight is the tenant's share in the fair queue (default 1).
 	Weight      *float64        `toml:"weight" range:"[0.001,1000]" msg:"must be a number from 0.001 to 1000 (the tenant's share of the fair queue; leave it out for 1)" default:"1" doc:"the tenant's share of the fair queue"`
 	UnitsPerMin float64         `toml:"units_per_min" unit:"units/min" range:"[0,1e15]" default:"0: no unit limit" doc:"the tenant's bucket refill rate"`
@@ -118,7 +118,7 @@ type TenantSpec struct {
 
 // TenantKeySpec is one API key of a tenant, limited beneath the tenant.
 type TenantKeySpec struct {
-	Name        string  `toml:"name" doc:"the key's name, unique within the tenant; workloads name it in gateway_key"`
+	Name        string  `toml:"name" default:"required" doc:"the key's name, unique within the tenant; workloads name it in gateway_key"`
 	UnitsPerMin float64 `toml:"units_per_min" unit:"units/min" range:"[0,1e15]" default:"0: no unit limit" doc:"the key's bucket refill rate"`
 	Burst       float64 `toml:"burst" unit:"units" range:"(0,1e15]" zero:"absent for one minute of units_per_min" default:"one minute of units_per_min" doc:"the key's bucket size"`
 	MaxStreams  int     `toml:"max_streams" range:"[0,100000000]" default:"0: no cap" doc:"concurrent streams of the key"`

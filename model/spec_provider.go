@@ -34,7 +34,7 @@ const defaultErrorLatency = 0.01
 // ProviderSpec is one hosted API endpoint for one model (or model class
 // sharing a rate-limit pool).
 type ProviderSpec struct {
-	Name        string              `toml:"name" doc:"what workloads route to; unique among providers, clusters and routes"`
+	Name        string              `toml:"name" default:"required" doc:"what workloads route to; unique among providers, clusters and routes"`
 	Model       string              `toml:"model" effect:"free text shown in reports; the simulation does not use it" doc:"free text describing the model"`
 	Limits      LimitsSpec          `toml:"limits" doc:"the organisation's rate limits"`
 	Keys        []KeySpec           `toml:"key" doc:"API keys (projects, workspaces) with limits of their own under the organisation's"`
@@ -51,7 +51,7 @@ type ProviderSpec struct {
 // KeySpec is one API key (or project/workspace) with limits of its own under
 // the provider's org-level limits.
 type KeySpec struct {
-	Name   string     `toml:"name" doc:"the key's name, unique within the provider; workloads and route targets (\"provider:key\") name it"`
+	Name   string     `toml:"name" default:"required" doc:"the key's name, unique within the provider; workloads and route targets (\"provider:key\") name it"`
 	Limits LimitsSpec `toml:"limits" doc:"the key's own limits (spend_limit_usd and retry_after are provider-wide)"`
 }
 
@@ -60,7 +60,7 @@ type KeySpec struct {
 type LimitsSpec struct {
 	RPM  float64 `toml:"rpm" unit:"requests/min" range:"(0,1e15]" zero:"absent for no limit" default:"no limit" doc:"requests per minute"`
 	ITPM float64 `toml:"itpm" unit:"tokens/min" range:"(0,1e15]" zero:"absent for no limit" default:"no limit" doc:"input tokens per minute (cache reads excluded unless cache_reads_count)"`
-	OTPM float64 `toml:"otpm" unit:"tokens/min" range:"(0,1e15]" zero:"absent for no limit" default:"no limit" doc:"output tokens per minute (max_tokens reserved at admission with reserve = \"max_tokens\")"`
+	OTPM float64 `toml:"otpm" unit:"tokens/min" range:"(0,1e15]" zero:"absent for no limit" default:"no limit" doc:"output tokens per minute (max_tokens is reserved at admission with reserve = \"max_tokens\")"`
 	TPM  float64 `toml:"tpm" unit:"tokens/min" range:"(0,1e15]" zero:"absent for no limit" default:"no limit" doc:"input + output tokens per minute (weighted units when weights are set)"`
 	RPD  float64 `toml:"rpd" unit:"requests/day" range:"(0,1e15]" zero:"absent for no limit" default:"no limit" doc:"requests per day"`
 	TPD  float64 `toml:"tpd" unit:"tokens/day" range:"(0,1e15]" zero:"absent for no limit" default:"no limit" doc:"tokens per day"`
@@ -70,16 +70,16 @@ type LimitsSpec struct {
 	// Quantum enforces per-minute limits over shorter windows: a 600 RPM
 	// limit with quantum "1s" allows 10 requests per second (Azure RPM,
 	// Anthropic "60 RPM as 1 per second"). Fixed and sliding windows only.
-	Quantum workloads.Duration `toml:"quantum" range:"[0s,60s]" default:"0: whole minutes" doc:"fixed and sliding windows: enforce per-minute limits over windows this long"`
+	Quantum workloads.Duration `toml:"quantum" range:"[0s,60s]" default:"0: whole minutes" doc:"fixed and sliding windows: enforce per-minute limits over windows this long (Azure RPM in 1s or 10s windows; 60 RPM as 1 per second)"`
 	// DailyReset is the clock time per-day windows reset at (fixed window).
 	DailyReset workloads.Clock `toml:"daily_reset" default:"00:00" doc:"fixed window: the clock time per-day windows reset at"`
 
 	Reserve         string      `toml:"reserve" enum:"max_tokens|none" noun:"reserve mode" default:"max_tokens" doc:"what admission charges before the answer is known: max_tokens (refunded at completion) or none (check before, deduct after)"`
 	CacheReadsCount *bool       `toml:"cache_reads_count" default:"false" doc:"cache reads count toward ITPM and TPM"`
 	CountRejected   bool        `toml:"count_rejected" doc:"rejected attempts still consume RPM (OpenAI)"`
-	Weights         WeightsSpec `toml:"weights" doc:"weighted units for TPM and TPD"`
-	SpendLimitUSD   float64     `toml:"spend_limit_usd" unit:"USD" range:"(0,1e15]" zero:"absent for no cap" default:"no cap" doc:"cumulative spend cap; beyond it, a terminal 429"`
-	RetryAfter      string      `toml:"retry_after" enum:"seconds|ms|none" noun:"Retry-After precision" default:"seconds" doc:"the precision of the Retry-After header: whole seconds rounded up, milliseconds, or no header"`
+	Weights         WeightsSpec `toml:"weights" doc:"weighted units for tpm and tpd: units = input × input weight + cache reads × cached_input weight + output × output weight, input being uncached tokens and cache writes; once one weight is set, the others not set are 0"`
+	SpendLimitUSD   float64     `toml:"spend_limit_usd" unit:"USD" range:"(0,1e15]" zero:"absent for no cap" default:"no cap" doc:"cumulative spend on this provider, counted at completion; once reached, every attempt gets a terminal 429 spend_cap (provider-wide, not for a key)"`
+	RetryAfter      string      `toml:"retry_after" enum:"seconds|ms|none" noun:"Retry-After precision" default:"seconds (for a key, the provider's)" doc:"the precision of the Retry-After the provider sends: whole seconds rounded up (at least 1), milliseconds rounded up, or no header (provider-wide, not for a key)"`
 }
 
 // WeightsSpec turns tokens into weighted units:
@@ -155,7 +155,7 @@ type BatchSpec struct {
 type OutageSpec struct {
 	At       workloads.Clock    `toml:"at" doc:"start, at the first occurrence of this clock time from start (once, not daily); wins over after"`
 	After    workloads.Duration `toml:"after" range:"[0s,inf)" default:"0s" doc:"start, as time since t = 0"`
-	Duration workloads.Duration `toml:"duration" range:"(0s,366d]" doc:"length (required)"`
+	Duration workloads.Duration `toml:"duration" range:"(0s,366d]" default:"required" doc:"how long it lasts"`
 	Status   int                `toml:"status" range:"500|503|529" default:"529" doc:"the error returned: server_error_500, unavailable_503 or overloaded_529"`
 	Fraction float64            `toml:"fraction" range:"(0,1]" default:"1" doc:"share of attempts failed during the outage"`
 }
@@ -163,6 +163,9 @@ type OutageSpec struct {
 func (p *ProviderSpec) applyDefaults() {
 	p.Limits.applyDefaults()
 	for i := range p.Keys {
+		if p.Keys[i].Limits.RetryAfter == "" {
+			p.Keys[i].Limits.RetryAfter = p.Limits.RetryAfter // provider-wide
+		}
 		p.Keys[i].Limits.applyDefaults()
 	}
 	if p.Concurrency.WhenFull == "" {
@@ -205,7 +208,7 @@ func (l *LimitsSpec) applyDefaults() {
 		l.Window = WindowTokenBucket
 	}
 	if l.Burst == 0 {
-		l.Burst = 60
+		l.Burst = defaultBurst
 	}
 	if l.Reserve == "" {
 		l.Reserve = ReserveMaxTokens
@@ -243,6 +246,11 @@ func (p *ProviderSpec) Validate() error {
 			return workloads.Prefix(at+".limits", err)
 		}
 	}
+	if c := p.Concurrency; c.QueueLimit != 0 && c.WhenFull != "queue" {
+		return &workloads.FieldError{Key: "concurrency.queue_limit", Msg: "bounds the queue of when_full = \"queue\"; with reject there is none"}
+	} else if c.WhenFull == "queue" && c.Max == 0 {
+		return &workloads.FieldError{Key: "concurrency.when_full", Msg: "says what happens beyond concurrency.max; set max"}
+	}
 	if err := p.Latency.TTFT.validate(); err != nil {
 		return workloads.Prefix("latency.ttft", err)
 	}
@@ -265,8 +273,27 @@ func (l *LimitsSpec) Validate() error {
 	if l.Quantum != 0 && (l.Window == "" || l.Window == WindowTokenBucket) {
 		return &workloads.FieldError{Key: "quantum", Msg: "applies to fixed and sliding windows; a token bucket's burst sets its size (use burst)"}
 	}
+	// Keys whose effect needs other keys (a value equal to the default
+	// changes nothing and passes).
+	perMinute := l.RPM > 0 || l.ITPM > 0 || l.OTPM > 0 || l.TPM > 0
+	fe := func(k, msg string) error { return &workloads.FieldError{Key: k, Msg: msg} }
+	switch {
+	case l.Burst != defaultBurst && l.Window != "" && l.Window != WindowTokenBucket:
+		return fe("burst", "sizes a token bucket; a fixed or sliding window holds one window of the limit (quantum sets its length)")
+	case l.Burst != defaultBurst && !perMinute:
+		return fe("burst", "sizes the per-minute token buckets (rpm, itpm, otpm, tpm); a per-day limit's bucket holds a day")
+	case l.DailyReset.IsSet() && (l.Window != WindowFixed || l.RPD == 0 && l.TPD == 0):
+		return fe("daily_reset", "applies to per-day limits (rpd, tpd) in a fixed window (window = \"fixed\")")
+	case l.Weights.Set() && l.TPM == 0 && l.TPD == 0:
+		return fe("weights", "weigh the tokens of tpm and tpd; set one of them")
+	case l.CacheReadsCount != nil && *l.CacheReadsCount && l.ITPM == 0 && l.TPM == 0 && l.TPD == 0:
+		return fe("cache_reads_count", "counts cache reads toward itpm, tpm and tpd; set one of them")
+	}
 	return nil
 }
+
+// defaultBurst is a token bucket's size as time of refill: a full minute.
+const defaultBurst = 60
 
 // validate checks what no range says: a cv only with a lognormal factor.
 func (s TTFTSpec) validate() error { return checkFactor(s.Dist, s.CV) }

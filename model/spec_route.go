@@ -19,10 +19,10 @@ const (
 // excess, two API keys or models, and so on. A workload's route names
 // either a backend or a route.
 type RouteSpec struct {
-	Name     string    `toml:"name" doc:"what workloads route to; unique among providers, clusters and routes"`
+	Name     string    `toml:"name" default:"required" doc:"what workloads route to; unique among providers, clusters and routes"`
 	Strategy string    `toml:"strategy" enum:"fallback|weighted|overflow" noun:"strategy" default:"fallback" doc:"fallback: the first target not cooling down; weighted: a random split by weights, per attempt; overflow: the first target whose queue is below overflow_waiting"`
-	Targets  []string  `toml:"targets" doc:"1 to 64 providers, clusters or \"provider:key\" (one API key of a provider), in order, no repeats; routes do not nest"`
-	Weights  []float64 `toml:"weights" range:"(0,1e15]" msg:"must be a finite number > 0 (at most 1e15)" doc:"weighted: one number > 0 per target"`
+	Targets  []string  `toml:"targets" default:"required" doc:"1 to 64 providers, clusters or \"provider:key\" (one API key of a provider), in order, no repeats; routes do not nest"`
+	Weights  []float64 `toml:"weights" range:"(0,1e15]" doc:"weighted: one number > 0 per target"`
 	// OverflowWaiting is, for overflow, how many waiting requests make a
 	// target full: a cluster's least-loaded accepting replica, or a
 	// provider's concurrency queue (default 1: any wait overflows).
@@ -30,7 +30,7 @@ type RouteSpec struct {
 	// Fallback moves a refused attempt (429 or 5xx) on to the next target
 	// at once, before the client sees it (default true for fallback,
 	// false otherwise).
-	Fallback *bool `toml:"fallback" default:"true for fallback, else false" doc:"a refused attempt (429 or 5xx) moves on to the next target at once, without spending a client attempt"`
+	Fallback *bool `toml:"fallback" default:"true for fallback, else false" doc:"a refused attempt (429 or 5xx) moves on to the next target at once, without spending a client attempt; a 400 does not"`
 	// Cooldown skips a target for this long after it refused (LiteLLM's
 	// cooldown_time is 5 s); 0 = no cooldown.
 	Cooldown workloads.Duration `toml:"cooldown" range:"[0s,1d]" default:"0: none" doc:"after a target refuses, it is skipped for this long"`

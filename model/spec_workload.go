@@ -23,19 +23,19 @@ const (
 // WorkloadSpec is one task class: what arrives, with which tokens, through
 // which client, to which backend.
 type WorkloadSpec struct {
-	Name     string `toml:"name" effect:"a label in results" doc:"the workload's name, unique"`
-	Route    string `toml:"route" doc:"the provider, cluster or route that serves it"`
-	Key      string `toml:"key" default:"none: only the provider's own limits apply" doc:"the provider API key (project, workspace) it uses, a [[provider.key]] name; its limits apply on top of the provider's"`
+	Name     string `toml:"name" default:"required" effect:"a label in results" doc:"the workload's name, unique"`
+	Route    string `toml:"route" default:"required" doc:"the provider, cluster or route that serves it"`
+	Key      string `toml:"key" default:"the provider's first key, if it has keys" doc:"the provider API key (project, workspace) it uses, a [[provider.key]] name; its limits apply on top of the provider's"`
 	Lane     string `toml:"lane" enum:"sync|batch" noun:"lane" default:"sync" doc:"batch sends to the provider's batch API"`
-	Priority string `toml:"priority" enum:"interactive|batch" noun:"priority" default:"interactive" doc:"its class in a gateway's fair queue (interactive first, batch shed first) and in a cluster with order = \"priority\"; results are grouped by it"`
+	Priority string `toml:"priority" enum:"interactive|batch" noun:"priority" default:"interactive" doc:"its class in a gateway's fair queue (interactive first, batch shed first) and in a cluster with order = \"priority\"; results are grouped by it (priorities)"`
 	Tenant   string `toml:"tenant" default:"default" doc:"its organisation: with a [gateway], one of its tenants; results are grouped by it"`
 	// GatewayKey is the tenant's API key it uses at the gateway (optional).
 	GatewayKey string `toml:"gateway_key" default:"none" doc:"the tenant's API key it uses at the gateway; the key's limits apply beneath the tenant's"`
 	// Repeats says how often requests repeat, for the gateway's response
 	// cache.
 	Repeats RepeatSpec           `toml:"repeats" default:"every request unique" doc:"how often requests repeat, for the gateway's response cache"`
-	Demand  workloads.DemandSpec `toml:"demand" doc:"what arrives"`
-	Tokens  workloads.TokenSpec  `toml:"tokens" doc:"the token profile"`
+	Demand  workloads.DemandSpec `toml:"demand" default:"required" doc:"what arrives"`
+	Tokens  workloads.TokenSpec  `toml:"tokens" default:"required" doc:"the token profile"`
 	Client  ClientSpec           `toml:"client" doc:"the application code that calls the backend: connection pool, retries, pacing, timeout"`
 	SLO     SLOSpec              `toml:"slo" doc:"thresholds a completed request must meet to count as goodput"`
 }
@@ -44,13 +44,13 @@ type WorkloadSpec struct {
 // possible ones, drawn uniformly or, with Zipf > 1, by a Zipf law of that
 // exponent (a few popular questions, a long tail).
 type RepeatSpec struct {
-	Distinct int     `toml:"distinct" range:"[0,100000000]" default:"0: every request is unique" doc:"how many different requests there are"`
-	Zipf     float64 `toml:"zipf" range:"0|(1,100)" msg:"must be 0 (uniform) or an exponent > 1 (and < 100)" default:"0: uniform" doc:"the exponent of a Zipf law over the distinct requests"`
+	Distinct int     `toml:"distinct" range:"[0,100000000]" default:"0: every request is unique" doc:"each request is one of this many possible ones"`
+	Zipf     float64 `toml:"zipf" range:"0|(1,100)" msg:"must be 0 (uniform) or an exponent > 1 (and < 100)" default:"0: uniform" doc:"the requests are drawn by a Zipf law of this exponent (a few popular ones, a long tail); 0: equally likely"`
 }
 
 // ClientSpec is the application code that calls the backend.
 type ClientSpec struct {
-	MaxConcurrency int       `toml:"max_concurrency" range:"[0,10000000]" default:"0: unlimited" doc:"the connection pool (a semaphore); a request beyond it waits in the client queue, first come first served, and holds its slot until it ends"`
+	MaxConcurrency int       `toml:"max_concurrency" range:"[0,10000000]" default:"0: unlimited" doc:"the connection pool (a semaphore): a request beyond it waits in the client queue, first come first served; it holds its slot until it ends, through pacing, error round trips, backoff and retries"`
 	Retry          RetrySpec `toml:"retry" default:"\"anthropic-python\"" doc:"what the client does with a refused attempt: a preset name or a policy table"`
 	Pace           PaceSpec  `toml:"pace" default:"off" doc:"a client-side pacing bucket set under the quota"`
 	// Timeout abandons an attempt that has not completed this long after
@@ -58,7 +58,7 @@ type ClientSpec struct {
 	// disconnects: the gateway releases what it held and a route falls
 	// back, but the backend does not know and finishes the work, billed
 	// and wasted, unless it was still waiting in a queue.
-	Timeout workloads.Duration `toml:"timeout" range:"[0s,366d]" default:"0: none" doc:"the SDK's request timeout: an attempt not answered this long after it was sent is abandoned and counted as a timeout refusal"`
+	Timeout workloads.Duration `toml:"timeout" range:"[0s,366d]" default:"0: none" doc:"the SDK's request timeout: an attempt not answered this long after it was sent (gateway queue, backend queue and service included) is abandoned, counted as a timeout refusal and retried per the policy (below)"`
 }
 
 // PaceSpec is a client-side pacing bucket set under the quota: every attempt

@@ -67,3 +67,40 @@ func checkScenarioError(t *testing.T, err error) {
 		t.Fatalf("internal error: %s", msg)
 	}
 }
+
+// FuzzOverride feeds arbitrary --set overrides to an example: it must never
+// panic, and every problem must be located at the override.
+//
+//	go test -run XXX -fuzz FuzzOverride -fuzztime 30s ./scenarios/
+func FuzzOverride(f *testing.F) {
+	for _, s := range []string{
+		"provider.sonnet.limits.rpm=8000", `workload.chat.client.retry={ preset = "openai-python" }`,
+		"workload[0].tokens.input.median=5", "provider.0.outage[0].status=503", "workload.chat.demand={rate=5}",
+		"provider.sonnet.limits.rpm.x=1", `'a'."b".c[0]=x`, "duration=0s", "seed=-1", "workload.chat.tokens.input=nan",
+	} {
+		f.Add(s)
+	}
+	sc, err := scenarios.LoadExample(scenarios.DefaultExample)
+	if err != nil {
+		f.Fatal(err)
+	}
+	f.Fuzz(func(t *testing.T, in string) {
+		path, value, err := scenarios.ParseSet(in)
+		if err != nil {
+			return
+		}
+		cfgs, err := sc.Configs([]scenarios.Override{{Path: path, Value: value}})
+		if err != nil {
+			var se *scenarios.Error
+			if !errors.As(err, &se) || strings.Contains(err.Error(), "internal error") {
+				t.Fatalf("%q: %T %v", in, err, err)
+			}
+			return
+		}
+		for _, c := range cfgs {
+			if err := c.Validate(); err != nil {
+				t.Fatalf("%q: accepted, but %q does not validate: %v", in, c.Variant, err)
+			}
+		}
+	})
+}

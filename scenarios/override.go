@@ -351,7 +351,7 @@ func ParseSet(s string) (path string, value any, err error) {
 
 // parseTOMLValue parses one TOML value.
 func parseTOMLValue(raw string) (any, error) {
-	if line, msg := checkDepth([]byte(raw)); line > 0 {
+	if line, msg := checkDepth([]byte("v = " + raw)); line > 0 {
 		return nil, errors.New(msg)
 	}
 	var m map[string]any

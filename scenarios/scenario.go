@@ -37,12 +37,13 @@ type Scenario struct {
 	Gateway     model.GatewaySpec    `toml:"gateway" default:"none" doc:"a gateway between clients and backends: tenants, weighted admission, fair queue, response cache"`
 	Variants    []Variant            `toml:"variant" doc:"named overrides, simulated side by side with the base"`
 
-	file    string
-	src     []byte
-	ix      *LineIndex
-	tree    map[string]any        // the file, parsed once; overrides apply to copies
-	configs []model.Config        // the base and each variant, built and validated by Load
-	traces  *workloads.TraceCache // parsed trace datasets, shared by every configuration
+	file     string
+	src      []byte
+	ix       *LineIndex
+	tree     map[string]any        // the file, parsed once; overrides apply to copies
+	configs  []model.Config        // the base and each variant, built and validated by Load
+	warnings []Warning             // the defaults that change their answers
+	traces   *workloads.TraceCache // parsed trace datasets, shared by every configuration
 }
 
 // Variant is a named set of overrides of the base scenario, addressed by key
@@ -96,7 +97,19 @@ func Load(r io.Reader, name string) (*Scenario, error) {
 		return nil, err
 	}
 	s.Name, s.Description, s.Seed, s.Duration, s.Interval, s.Start = d.Name, d.Description, d.Seed, d.Duration, d.Interval, d.Start
-	s.Workloads, s.Providers, s.Clusters, s.Routes, s.Gateway, s.Variants = d.Workloads, d.Providers, d.Clusters, d.Routes, d.Gateway, d.Variants
+	s.Workloads, s.Providers, s.Clusters, s.Routes, s.Gateway = d.Workloads, d.Providers, d.Clusters, d.Routes, d.Gateway
+	variants := map[string]any{}
+	if v, ok := s.tree["variant"]; ok {
+		variants["variant"] = v
+	}
+	if errs := schema.Decode(variants, s); len(errs) > 0 {
+		var es Errors
+		for _, fe := range errs {
+			es = append(es, s.locate(fe.Key, fe.Msg, s.tree, nil))
+		}
+		es.Sort()
+		return nil, es
+	}
 	seen := map[string]bool{}
 	for i, v := range s.Variants {
 		if v.Name != "" && seen[v.Name] {
@@ -105,12 +118,14 @@ func Load(r io.Reader, name string) (*Scenario, error) {
 		seen[v.Name] = true
 	}
 	s.configs = []model.Config{base}
+	s.warnings = s.warningsOf(d, base)
 	for i := range s.Variants {
-		c, _, err := s.derive(s.variantName(i), s.variantEdits(i))
+		c, dv, err := s.derive(s.variantName(i), s.variantEdits(i))
 		if err != nil {
 			return nil, err
 		}
 		s.configs = append(s.configs, c)
+		s.warnings = s.addVariant(s.warnings, i, s.warningsOf(dv, c))
 	}
 	return s, nil
 }
@@ -215,8 +230,15 @@ func (s *Scenario) derive(variant string, edits []edit) (model.Config, *Scenario
 		}
 		tree, e.canon = t, canon
 	}
+	// The variants are decoded once, by Load, not with every configuration.
+	body := make(map[string]any, len(tree))
+	for k, v := range tree {
+		if k != "variant" {
+			body[k] = v
+		}
+	}
 	d := &Scenario{file: s.file, src: s.src, ix: s.ix, tree: tree, traces: s.traces}
-	if errs := schema.Decode(tree, d); len(errs) > 0 {
+	if errs := schema.Decode(body, d); len(errs) > 0 {
 		var es Errors
 		for _, fe := range errs {
 			es = append(es, s.locate(fe.Key, fe.Msg, tree, edits))

@@ -71,3 +71,11 @@ func (a ArrivalSpec) String() string {
 	}
 	return a.Kind
 }
+
+// KeyType names the type in the scenario reference.
+func (ArrivalSpec) KeyType() string { return "process name or table" }
+
+// ScalarSchema is the JSON Schema of an arrival process given by name.
+func (ArrivalSpec) ScalarSchema() map[string]any {
+	return map[string]any{"type": "string", "enum": []any{ArrivalPoisson, ArrivalConstant}}
+}

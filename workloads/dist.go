@@ -99,8 +99,12 @@ func (d *Dist) EachNumber(f func(key string, v float64)) {
 // Fixed returns the distribution that is always v.
 func Fixed(v float64) Dist { return Dist{Kind: KindFixed, Value: v} }
 
-// IsZero reports whether the distribution is not set (Kind == "").
-func (d Dist) IsZero() bool { return d.Kind == "" }
+// IsZero reports whether the distribution is not set: no kind and no
+// parameter (a table of parameters without dist is set, and invalid).
+func (d Dist) IsZero() bool {
+	return d.Kind == "" && d.Value == 0 && d.Min == 0 && d.Max == 0 && d.Mean == 0 && d.CV == 0 && d.Median == 0 && d.P95 == 0 &&
+		len(d.Values) == 0 && len(d.Weights) == 0
+}
 
 // kindKeys returns the keys a kind takes, for "does not apply" checks.
 func kindKeys(kind string) []string {
@@ -445,3 +449,10 @@ func (d Dist) String() string {
 	}
 	return "unknown(" + strconv.Quote(d.Kind) + ")"
 }
+
+// KeyType names the type in the scenario reference.
+func (Dist) KeyType() string { return "distribution" }
+
+// ScalarSchema is the JSON Schema of a distribution's short form: a number
+// or a duration string, fixed at that value.
+func (Dist) ScalarSchema() map[string]any { return Duration(0).ScalarSchema() }

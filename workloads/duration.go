@@ -189,3 +189,26 @@ func describe(v any) string {
 		return fmt.Sprintf("%T", v)
 	}
 }
+
+// durationPattern is the syntax of a duration string, for JSON Schema.
+const durationPattern = `^[+]?(0|(([0-9]+[.]?[0-9]*|[.][0-9]+)(ns|us|µs|μs|ms|s|m|h|d))+)$`
+
+// KeyType names the type in the scenario reference.
+func (Duration) KeyType() string { return "duration" }
+
+// ScalarSchema is the JSON Schema of a duration: a string such as "30s" or
+// a number of seconds.
+func (Duration) ScalarSchema() map[string]any {
+	return map[string]any{"anyOf": []any{
+		map[string]any{"type": "string", "pattern": durationPattern},
+		map[string]any{"type": "number", "minimum": 0},
+	}}
+}
+
+// KeyType names the type in the scenario reference.
+func (Clock) KeyType() string { return "clock time" }
+
+// ScalarSchema is the JSON Schema of a clock time, "HH:MM" or "HH:MM:SS".
+func (Clock) ScalarSchema() map[string]any {
+	return map[string]any{"type": "string", "pattern": `^([01]?[0-9]|2[0-3]):[0-5][0-9](:[0-5][0-9])?$`}
+}

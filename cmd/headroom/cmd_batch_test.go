@@ -28,6 +28,7 @@ client = { retry = "none", max_concurrency = 8 }
 name = "api"
 limits = { rpm = ` + itoa(rpm) + ` }
 latency = { ttft = { base = "200ms", dist = "exponential" }, tpot = { mean = "5ms" } }
+price = { input = 3, output = 15 }
 [[variant]]
 name = "double"
 set = { "provider.api.limits.rpm" = ` + itoa(2*rpm) + ` }

@@ -68,6 +68,7 @@ func cmdCompare(args []string, stdout, stderr io.Writer) error {
 	var cfgs []model.Config
 	var sources [][]byte
 	var files []string
+	var warnings []report.Warning
 	for _, arg := range fs.Args() {
 		sc, err := loadScenario(arg)
 		if err != nil {
@@ -77,6 +78,11 @@ func cmdCompare(args []string, stdout, stderr io.Writer) error {
 		if err != nil {
 			return err
 		}
+		ws, err := scenarioWarnings(sc, overrides, o.strict, o.quiet, sc.File()+": ", stderr)
+		if err != nil {
+			return err
+		}
+		warnings = append(warnings, ws...)
 		cfgs = append(cfgs, c)
 		sources = append(sources, sc.Source())
 		files = append(files, sc.File())
@@ -93,7 +99,7 @@ func cmdCompare(args []string, stdout, stderr io.Writer) error {
 		Scenario:     report.ScenarioInfo{Name: strings.Join(names, " vs "), File: strings.Join(files, ", "), Overrides: o.sets},
 		Variants:     names,
 		Replications: o.batch.replications, Summarize: true,
-		SLOs: report.SLOsOf(cfgs...)}
+		SLOs: report.SLOsOf(cfgs...), Warnings: warnings}
 	if err := checkCSVNames(o.csvDir, plan.Variants); err != nil {
 		return err
 	}

@@ -15,7 +15,8 @@ const validateUsage = `Usage: headroom validate FILE|EXAMPLE...
 Decodes and validates each scenario file (or embedded example, by name),
 its variants included, without running it. The first problem found in
 each file is reported with file, line and key path; fix it and validate
-again for the next.
+again for the next. Defaults that change the answer (a provider without
+prices, say) are warnings on stderr; --strict makes them problems.
 
 Examples:
   headroom validate my.toml
@@ -26,6 +27,8 @@ Examples:
 
 func cmdValidate(args []string, stdout, stderr io.Writer) error {
 	fs := newFlags("validate", validateUsage, stdout, stderr)
+	var strict bool
+	strictFlag(fs, &strict)
 	if err := parseFlags(fs, args); err != nil {
 		return err
 	}
@@ -35,6 +38,9 @@ func cmdValidate(args []string, stdout, stderr io.Writer) error {
 	var problems []error
 	for _, path := range fs.Args() {
 		sc, err := validateFile(path)
+		if err == nil {
+			_, err = scenarioWarnings(sc, nil, strict, false, "", stderr)
+		}
 		if err != nil {
 			problems = append(problems, err)
 			continue

@@ -91,12 +91,16 @@ func cmdRun(args []string, stdout, stderr io.Writer) error {
 	} else if cfgs, err = sc.Configs(overrides); err != nil {
 		return err
 	}
+	warnings, err := scenarioWarnings(sc, overrides, o.strict, o.quiet, "", stderr)
+	if err != nil {
+		return err
+	}
 
 	plan := &report.Plan{Command: "run", Generator: "headroom " + buildVersion(),
 		Scenario:     report.ScenarioInfo{Name: cfgs[0].Name, Description: sc.Description, File: sc.File(), Overrides: o.sets},
 		Variants:     variantNames(cfgs),
 		Replications: o.batch.replications, Summarize: fs.Changed("replications"),
-		SLOs: report.SLOsOf(cfgs[0])}
+		SLOs: report.SLOsOf(cfgs[0]), Warnings: warnings}
 	points := [][]model.Config{cfgs}
 	if err := checkCSVNames(o.csvDir, plan.Variants); err != nil {
 		return err

@@ -163,6 +163,10 @@ func cmdSweep(args []string, stdout, stderr io.Writer) error {
 	if err != nil {
 		return err
 	}
+	warnings, err := scenarioWarnings(sc, overrides, o.strict, o.quiet, "", stderr)
+	if err != nil {
+		return err
+	}
 
 	plan := &report.Plan{Command: "sweep", Generator: "headroom " + buildVersion(),
 		Scenario:     report.ScenarioInfo{Name: cfgs[0][0].Name, Description: sc.Description, File: sc.File(), Overrides: o.sets},
@@ -170,7 +174,8 @@ func cmdSweep(args []string, stdout, stderr io.Writer) error {
 		Replications: o.batch.replications,
 		Summarize:    fs.Changed("param") || fs.Changed("replications") || o.variants,
 		Grid:         gridPlan(grid, kind, workload),
-		SLOs:         report.SLOsOf(cfgs[0][0])}
+		SLOs:         report.SLOsOf(cfgs[0][0]),
+		Warnings:     warnings}
 	results, err := runPlan(plan, cfgs, sh, o.workers, o.quiet, o.batch.force, stderr)
 	if err != nil {
 		return err

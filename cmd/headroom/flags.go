@@ -101,6 +101,7 @@ type commonFlags struct {
 	seed     uint64
 	sets     []string
 	quiet    bool
+	strict   bool
 	workers  int
 	batch    batchOptions
 }
@@ -115,6 +116,7 @@ func (c *commonFlags) register(fs *pflag.FlagSet, jsonHelp, csvHelp, htmlHelp, s
 	fs.Uint64Var(&c.seed, "seed", 0, seedHelp)
 	fs.StringArrayVar(&c.sets, "set", nil, setHelp)
 	fs.BoolVarP(&c.quiet, "quiet", "q", false, "print nothing but errors")
+	strictFlag(fs, &c.strict)
 	workersFlag(fs, &c.workers)
 	c.batch.register(fs)
 }

@@ -2,8 +2,13 @@ package main
 
 import (
 	"errors"
+	"fmt"
+	"io"
 	"os"
 
+	"github.com/spf13/pflag"
+
+	"github.com/headroom-sim/headroom/report"
 	"github.com/headroom-sim/headroom/scenarios"
 	"github.com/headroom-sim/headroom/workloads"
 )
@@ -47,4 +52,31 @@ func loadOpened(f *os.File, path string) (*scenarios.Scenario, error) {
 		return nil, usageError{err}
 	}
 	return sc, err
+}
+
+// strictFlag registers --strict.
+func strictFlag(fs *pflag.FlagSet, p *bool) {
+	fs.BoolVar(p, "strict", false, "treat warnings (defaults that change the answer, such as a provider without prices) as errors")
+}
+
+// scenarioWarnings returns the scenario's warnings (defaults that change
+// the answer) for the report, printed on stderr unless quiet; with strict
+// they are bad input instead. prefix goes before each key (compare names
+// the file).
+func scenarioWarnings(sc *scenarios.Scenario, overrides []scenarios.Override, strict, quiet bool, prefix string, stderr io.Writer) ([]report.Warning, error) {
+	ws, err := sc.Warnings(overrides)
+	if err != nil {
+		return nil, err
+	}
+	out := make([]report.Warning, len(ws))
+	for i, w := range ws {
+		out[i] = report.Warning{Key: prefix + w.Key, Message: w.Message}
+		if !quiet || strict {
+			fmt.Fprintf(stderr, "headroom: warning: %s\n", w)
+		}
+	}
+	if strict && len(ws) > 0 {
+		return nil, &scenarios.Error{File: sc.File(), Msg: fmt.Sprintf("--strict: the %d warning(s) above are errors: give the keys they name", len(ws))}
+	}
+	return out, nil
 }

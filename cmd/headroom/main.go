@@ -46,6 +46,8 @@ Usage:
   headroom fit TRACE... [flags]         fit a scenario to request logs: rate curve, burstiness, tokens, prefixes
   headroom catalogue                    list the built-in GPUs and models a cluster can name
   headroom validate FILE...             check scenario files without running them
+  headroom explain [KEY]                what a scenario key means, its unit, default and allowed values
+  headroom schema                       print a JSON Schema of the scenario format, for editors
   headroom examples [NAME]              list the embedded example scenarios, or print one
   headroom version                      print the version
   headroom completion bash|zsh|fish     print a shell completion script
@@ -99,6 +101,8 @@ func commandTable() []command {
 		{"fit", cmdFit, "csv"},
 		{"catalogue", cmdCatalogue, ""},
 		{"validate", cmdValidate, "scenario"},
+		{"explain", cmdExplain, ""},
+		{"schema", cmdSchema, ""},
 		{"examples", cmdExamples, "example"},
 		{"version", cmdVersion, ""},
 		{"completion", cmdCompletion, "shell"},

@@ -113,6 +113,8 @@ demand = { hourly = [0, 0, 0, 0, 0, 0, 0, 0, 0, 10, 10, 10, 10, 10, 10, 10, 10, 
 
 [[provider]]
 name = "api"
+latency = { ttft = { base = "1s" } }
+price = { input = 3, output = 15 }
 `
 	if err := os.WriteFile(path, []byte(src), 0o644); err != nil {
 		t.Fatal(err)

@@ -6,6 +6,7 @@ import (
 	"reflect"
 	"strconv"
 	"strings"
+	"sync"
 )
 
 // Field is one key of a spec struct, as its struct tags declare it.
@@ -25,10 +26,30 @@ type Field struct {
 	Effect  string       // why the key does not change simulated results (tag effect)
 }
 
+// fieldCache memoises Fields per struct type, as encoding/json caches its
+// field lists: the tags of a type never change, so the cache changes no
+// result, only how often tags are parsed (every configuration decodes and
+// checks every spec type).
+var fieldCache sync.Map // reflect.Type -> cachedFields
+
+type cachedFields struct {
+	fields []Field
+	err    error
+}
+
 // Fields lists the keys of struct type t in declaration order. Fields
 // without a toml tag (or with toml:"-") are not keys. A malformed tag is an
-// error naming the field.
+// error naming the field. The slice is shared: do not modify it.
 func Fields(t reflect.Type) ([]Field, error) {
+	if c, ok := fieldCache.Load(t); ok {
+		return c.(cachedFields).fields, c.(cachedFields).err
+	}
+	fields, err := parseFields(t)
+	fieldCache.Store(t, cachedFields{fields, err})
+	return fields, err
+}
+
+func parseFields(t reflect.Type) ([]Field, error) {
 	var out []Field
 	for i := 0; i < t.NumField(); i++ {
 		sf := t.Field(i)
@@ -170,10 +191,10 @@ func parseBound(s string) (v float64, duration bool, err error) {
 	return 0, false, fmt.Errorf("bad bound %q", s)
 }
 
-// formatNumber writes a bound or a value: integers plainly up to 1e9, then
+// formatNumber writes a bound or a value: integers plainly below 1e15, then
 // in exponent form.
 func formatNumber(v float64) string {
-	if v == math.Trunc(v) && math.Abs(v) < 1e9 {
+	if v == math.Trunc(v) && math.Abs(v) < 1e15 {
 		return strconv.FormatFloat(v, 'f', -1, 64)
 	}
 	return strconv.FormatFloat(v, 'g', -1, 64)
@@ -218,6 +239,11 @@ func (r Range) words(iv Interval, below, float bool, zero string) string {
 		}
 		return lower
 	case loInf:
+		return upper
+	case float && !r.Duration && below:
+		// A fraction: name the side it is on, as above.
+		return "a finite number " + lower
+	case float && !r.Duration:
 		return upper
 	case !iv.LoOpen && !iv.HiOpen:
 		return "between " + r.bound(iv.Lo) + " and " + r.bound(iv.Hi)

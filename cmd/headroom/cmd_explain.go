@@ -1,0 +1,80 @@
+package main
+
+import (
+	"fmt"
+	"io"
+
+	"github.com/headroom-sim/headroom/scenarios"
+)
+
+const explainUsage = `Usage: headroom explain [KEY]
+
+Prints what a key of the scenario format means, its type, unit, default
+and what it allows, from the same definitions that check scenario files;
+for a table, its keys. KEY is a key path as in a file or in --set; elements
+of arrays of tables may be named, numbered or left out. Without KEY, the
+top level's keys. "distribution" explains a distribution table.
+
+Examples:
+  headroom explain provider.limits.rpm
+  headroom explain workload.chat.client.retry
+  headroom explain distribution
+
+`
+
+func cmdExplain(args []string, stdout, stderr io.Writer) error {
+	fs := newFlags("explain", explainUsage, stdout, stderr)
+	if err := parseFlags(fs, args); err != nil {
+		return err
+	}
+	if fs.NArg() > 1 {
+		return badInput("explain takes one KEY, got %d", fs.NArg())
+	}
+	text, err := scenarios.Explain(fs.Arg(0))
+	if err != nil {
+		return badInput("explain: %v", err)
+	}
+	fmt.Fprint(stdout, text)
+	return nil
+}
+
+const schemaUsage = `Usage: headroom schema
+
+Prints a JSON Schema (draft-07) of the scenario format, written from the
+same definitions that check scenario files, for editors that check TOML
+against a schema: Taplo and the Even Better TOML extension for VS Code
+complete keys, show their meaning and flag unknown keys, wrong types and
+numbers out of range as you type. Save it and point the editor at it, with
+a first line in the scenario:
+
+  #:schema ./headroom.schema.json
+
+or in .taplo.toml beside your scenarios:
+
+  [[rule]]
+  include = ["scenarios/*.toml"]
+  schema = { path = "./headroom.schema.json" }
+
+What a schema cannot say (one demand mode, p95 above the median, routes to
+backends that exist) is checked by headroom validate.
+
+Examples:
+  headroom schema > headroom.schema.json
+
+`
+
+func cmdSchema(args []string, stdout, stderr io.Writer) error {
+	fs := newFlags("schema", schemaUsage, stdout, stderr)
+	if err := parseFlags(fs, args); err != nil {
+		return err
+	}
+	if fs.NArg() > 0 {
+		return badInput("schema takes no arguments, got %d", fs.NArg())
+	}
+	b, err := scenarios.JSONSchema()
+	if err != nil {
+		return err
+	}
+	_, err = fmt.Fprintf(stdout, "%s\n", b)
+	return err
+}

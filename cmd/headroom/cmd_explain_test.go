@@ -1,0 +1,67 @@
+package main
+
+import (
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// TestWarningsOnStderrAndInTheResults: a provider without a latency model
+// or prices is a warning on stderr (not with -q) and in the JSON's
+// warnings; --strict makes it bad input.
+func TestWarningsOnStderrAndInTheResults(t *testing.T) {
+	dir := t.TempDir()
+	path := filepath.Join(dir, "bare.toml")
+	src := "duration = \"10m\"\n[[workload]]\nname = \"chat\"\nroute = \"api\"\ntokens = { input = 1000, output = 100 }\ndemand = { rate = 10 }\n\n[[provider]]\nname = \"api\"\n"
+	if err := os.WriteFile(path, []byte(src), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	out := filepath.Join(dir, "bare.json")
+	code, _, stderr := cli(t, "run", path, "--json", out, "--no-html")
+	want := "headroom: warning: " + path + `:8: provider "api".latency: no latency model`
+	if code != exitOK || !strings.HasPrefix(stderr, want) || strings.Count(stderr, "headroom: warning: ") != 2 {
+		t.Errorf("exit %d, stderr:\n%s", code, stderr)
+	}
+	b, err := os.ReadFile(out)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var doc struct {
+		Warnings []struct{ Key, Message string }
+	}
+	if err := json.Unmarshal(b, &doc); err != nil {
+		t.Fatal(err)
+	}
+	if len(doc.Warnings) != 2 || doc.Warnings[0].Key != `provider "api".latency` || doc.Warnings[1].Key != `provider "api".price` ||
+		!strings.HasPrefix(doc.Warnings[1].Message, "no prices") {
+		t.Errorf("JSON warnings: %+v", doc.Warnings)
+	}
+	if code, _, stderr := cli(t, "run", path, "-q"); code != exitOK || stderr != "" {
+		t.Errorf("-q: exit %d, stderr %q", code, stderr)
+	}
+	for _, cmd := range []string{"run", "validate"} {
+		code, stdout, stderr := cli(t, cmd, path, "--strict")
+		if code != exitBadInput || strings.Count(stderr, "headroom: warning: ") != 2 ||
+			!strings.HasSuffix(stderr, "headroom: "+path+": --strict: the 2 warning(s) above are errors: give the keys they name\n") {
+			t.Errorf("%s --strict: exit %d, stdout %q, stderr:\n%s", cmd, code, stdout, stderr)
+		}
+	}
+}
+
+func TestExplainAndSchema(t *testing.T) {
+	code, stdout, stderr := cli(t, "explain", "provider.sonnet.limits.rpm")
+	if code != exitOK || stderr != "" || !strings.HasPrefix(stdout, "provider.limits.rpm\n  requests per minute\n") {
+		t.Errorf("explain: exit %d, stdout %q, stderr %q", code, stdout, stderr)
+	}
+	code, stdout, stderr = cli(t, "explain", "provider.limits.rmp")
+	if code != exitBadInput || stdout != "" || !strings.Contains(stderr, `did you mean "rpm"?`) {
+		t.Errorf("explain a typo: exit %d, stdout %q, stderr %q", code, stdout, stderr)
+	}
+	code, stdout, stderr = cli(t, "schema")
+	var s map[string]any
+	if code != exitOK || stderr != "" || json.Unmarshal([]byte(stdout), &s) != nil || s["$schema"] != "http://json-schema.org/draft-07/schema#" {
+		t.Errorf("schema: exit %d, stderr %q, %.200s", code, stderr, stdout)
+	}
+}

@@ -1,0 +1,147 @@
+package scenarios
+
+import (
+	"fmt"
+	"slices"
+	"strconv"
+
+	"github.com/headroom-sim/headroom/model"
+)
+
+// Warning is a default the scenario left in place that changes the answer:
+// a provider without a latency model answers at once, one without prices
+// costs nothing, a workload without max_tokens reserves the provider's
+// max_output. It is not an error (--strict makes it one), but a planner
+// should know.
+type Warning struct {
+	File    string
+	Line    int
+	Key     string // the key path it concerns, as in errors
+	Message string
+}
+
+// String formats the warning as "FILE:LINE: KEY: MESSAGE".
+func (w Warning) String() string {
+	return (&Error{File: w.File, Line: w.Line, Key: w.Key, Msg: w.Message}).Error()
+}
+
+// Warnings lists the defaults that change the answer in the configurations
+// Configs(overrides) builds: the base's, then those only a variant has
+// (their key prefixed with the variant).
+func (s *Scenario) Warnings(overrides []Override) ([]Warning, error) {
+	if len(overrides) == 0 {
+		return slices.Clone(s.warnings), nil
+	}
+	sets := setEdits(overrides)
+	c, d, err := s.derive("", sets)
+	if err != nil {
+		return nil, err
+	}
+	out := s.warningsOf(d, c)
+	for i := range s.Variants {
+		c, d, err := s.derive(s.variantName(i), append(slices.Clip(sets), s.variantEdits(i)...))
+		if err != nil {
+			return nil, err
+		}
+		out = s.addVariant(out, i, s.warningsOf(d, c))
+	}
+	return out, nil
+}
+
+// addVariant adds variant i's warnings that the list lacks.
+func (s *Scenario) addVariant(list []Warning, i int, ws []Warning) []Warning {
+	for _, w := range ws {
+		if !slices.ContainsFunc(list, func(x Warning) bool { return x.Key == w.Key && x.Message == w.Message }) {
+			at := fmt.Sprintf("variant[%d]", i)
+			w.Key, w.Line = displayKey(at, s.tree)+": "+w.Key, s.ix.Line(at+".set")
+			list = append(list, w)
+		}
+	}
+	return list
+}
+
+// warningsOf finds the defaults that change the answer in configuration c,
+// decoded from d's tree.
+func (s *Scenario) warningsOf(d *Scenario, c model.Config) []Warning {
+	var out []Warning
+	add := func(path, msg string) {
+		out = append(out, Warning{File: s.file, Line: s.ix.Line(path), Key: displayKey(path, d.tree), Message: msg})
+	}
+	for i, p := range c.Providers {
+		at := "provider[" + strconv.Itoa(i) + "]"
+		if l := p.Latency; l.TTFT.Base == 0 && l.TTFT.PerInputToken == 0 && l.TPOT.Mean == 0 {
+			add(at+".latency", "no latency model: the provider answers at once, so TTFT and E2E show only waiting; give [provider.latency] ttft and tpot")
+		}
+		if pr := p.Price; pr.Input == 0 && pr.Output == 0 && pr.CacheWrite == 0 && pr.CacheWrite1h == 0 && pr.CacheRead == 0 {
+			add(at+".price", "no prices: its tokens cost nothing, so the cost leaves it out; give [provider.price] input and output (USD per million tokens)")
+		}
+	}
+	for i, cl := range c.Clusters {
+		if cl.Price.PerGPUHour == 0 && cl.Replicas+maxScheduled(cl) > 0 {
+			add("cluster["+strconv.Itoa(i)+"].price", "no price: its GPUs cost nothing, so the cost leaves them out; give [cluster.price] per_gpu_hour")
+		}
+	}
+	provs := map[string]*model.ProviderSpec{}
+	for i := range c.Providers {
+		provs[c.Providers[i].Name] = &c.Providers[i]
+	}
+	routes := map[string][]string{}
+	for _, r := range c.Routes {
+		routes[r.Name] = r.Targets
+	}
+	for i, w := range c.Workloads {
+		if w.Tokens.MaxTokens > 0 {
+			continue
+		}
+		at := "workload[" + strconv.Itoa(i) + "].tokens"
+		targets := []string{w.Route}
+		if t, ok := routes[w.Route]; ok {
+			targets = t
+		}
+		for _, full := range targets {
+			p := provs[splitName(full)]
+			if p == nil || w.Lane == model.LaneBatch || !reserves(p) {
+				continue
+			}
+			add(at, fmt.Sprintf("no max_tokens: each request reserves provider %q's max_output (%d tokens) against its output limits at admission; give tokens.max_tokens, what the client sends", p.Name, p.MaxOutput))
+			break
+		}
+		if c.Gateway != nil {
+			add(at, "no max_tokens: the gateway reserves each request's max_output (4096 tokens unless the provider says otherwise) in weighted units at admission; give tokens.max_tokens, what the client sends")
+		}
+	}
+	return out
+}
+
+// reserves reports whether a provider charges max_tokens against an output
+// limit at admission.
+func reserves(p *model.ProviderSpec) bool {
+	lims := []model.LimitsSpec{p.Limits}
+	for _, k := range p.Keys {
+		lims = append(lims, k.Limits)
+	}
+	for _, l := range lims {
+		if l.Reserve != model.ReserveNone && (l.OTPM > 0 || l.TPM > 0 || l.TPD > 0) {
+			return true
+		}
+	}
+	return false
+}
+
+func maxScheduled(c model.ClusterSpec) int {
+	n := 0
+	for _, e := range c.Schedule {
+		n = max(n, e.Replicas)
+	}
+	return n
+}
+
+// splitName is a route target's backend: "sonnet" of "sonnet:team-a".
+func splitName(t string) string {
+	for i := len(t) - 1; i >= 0; i-- {
+		if t[i] == ':' {
+			return t[:i]
+		}
+	}
+	return t
+}
