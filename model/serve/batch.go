@@ -61,6 +61,7 @@ type batch struct {
 	expired    int
 	canceled   int
 	canceling  bool
+	cancelAt   time.Time
 	ended      time.Time
 	outputFile string
 	errorFile  string
@@ -449,6 +450,13 @@ func (s *Server) itemEnded(b *batch, it *batchItem, e event) {
 	if it.usage != nil {
 		s.m.completed(it.q.endpoint, it.usage, time.Since(s.d.clock.Wall(it.usage.At)))
 	}
+	it.q.status = status
+	if it.fail != nil {
+		it.q.reason = it.fail.Reason
+	} else if it.cut != "" {
+		it.q.reason = "cut"
+	}
+	it.q.logLine(it.usage)
 	if b.done+b.bad+b.expired+b.canceled == len(b.items) {
 		b.ended = time.Now()
 		if b.api == "openai" {
@@ -529,13 +537,9 @@ func (s *Server) batchObject(b *batch) map[string]any {
 		if ended {
 			results = "/v1/messages/batches/" + b.id + "/results"
 		}
-		var cancelAt any
-		if b.canceling {
-			cancelAt = rfc(b.created)
-		}
 		return map[string]any{"id": b.id, "type": "message_batch", "processing_status": status,
 			"request_counts": map[string]int{"processing": pending, "succeeded": b.done, "errored": b.bad, "canceled": b.canceled, "expired": b.expired},
-			"created_at":     rfc(b.created), "expires_at": rfc(b.expires), "ended_at": rfc(b.ended), "cancel_initiated_at": cancelAt,
+			"created_at":     rfc(b.created), "expires_at": rfc(b.expires), "ended_at": rfc(b.ended), "cancel_initiated_at": rfc(b.cancelAt),
 			"archived_at": nil, "results_url": results}
 	}
 	status := "in_progress"
@@ -562,7 +566,7 @@ func (s *Server) batchObject(b *batch) map[string]any {
 	return map[string]any{"id": b.id, "object": "batch", "endpoint": b.endpoint, "errors": nil, "input_file_id": b.inputFile,
 		"completion_window": b.window, "status": status, "output_file_id": nilIf(b.outputFile), "error_file_id": nilIf(b.errorFile),
 		"created_at": b.created.Unix(), "in_progress_at": b.created.Unix(), "expires_at": b.expires.Unix(), "finalizing_at": completedAt,
-		"completed_at": completedAt, "failed_at": nil, "expired_at": nil, "cancelling_at": nil, "cancelled_at": cancelledAt,
+		"completed_at": completedAt, "failed_at": nil, "expired_at": nil, "cancelling_at": unixOrNil(b.cancelAt), "cancelled_at": cancelledAt,
 		"request_counts": map[string]int{"total": len(b.items), "completed": b.done, "failed": b.bad + b.expired + b.canceled},
 		"metadata":       b.metadata}
 }
@@ -630,7 +634,7 @@ func (s *Server) batchCancel(w http.ResponseWriter, r *http.Request) {
 	bs.mu.Lock()
 	var pending []*batchItem
 	if b.ended.IsZero() && !b.canceling {
-		b.canceling = true
+		b.canceling, b.cancelAt = true, time.Now()
 		for _, it := range b.items {
 			if !it.ended {
 				pending = append(pending, it)
@@ -683,4 +687,11 @@ func (s *Server) msgBatchResults(w http.ResponseWriter, r *http.Request) {
 		line, _ := json.Marshal(map[string]any{"custom_id": it.customID, "result": res})
 		w.Write(append(line, '\n'))
 	}
+}
+
+func unixOrNil(t time.Time) any {
+	if t.IsZero() {
+		return nil
+	}
+	return t.Unix()
 }
