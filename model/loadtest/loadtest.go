@@ -93,6 +93,11 @@ type Level struct {
 	Requests []Request
 	// Notes say which of the tool's figures were converted and how.
 	Notes []string
+
+	// estIn and estOut say that every request's input or output tokens
+	// were estimated (genai-perf's raw export without usage), so that
+	// genai-perf's own means can correct them (pairGenAIPerf).
+	estIn, estOut bool
 }
 
 // Error is a problem with a load-test file, at a line when Line > 0.

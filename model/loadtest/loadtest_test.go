@@ -172,6 +172,46 @@ func TestPerfAnalyzerExport(t *testing.T) {
 	near(t, "triton E2E", tl.Requests[0].E2E, 0.2, 1e-9)
 }
 
+// TestPerfAnalyzerPairedWithSummary: genai-perf's summary beside its raw
+// export corrects the estimated token counts to genai-perf's own means
+// (its tokenizer's), and is not read as a second level.
+func TestPerfAnalyzerPairedWithSummary(t *testing.T) {
+	dir := t.TempDir()
+	req := func(ts int64, prompt string, n int) string {
+		var times, outs []string
+		for k := 0; k < n; k++ {
+			times = append(times, fmt.Sprint(ts+int64(100+10*k)*1e6))
+			outs = append(outs, `{"response": "data: {\"object\":\"chat.completion.chunk\",\"choices\":[{\"delta\":{\"content\":\"ab\"}}]}\n\n"}`)
+		}
+		payload, _ := json.Marshal(map[string]any{"messages": []any{map[string]any{"role": "user", "content": prompt}}})
+		pl, _ := json.Marshal(string(payload))
+		return fmt.Sprintf(`{"timestamp": %d, "request_inputs": {"payload": %s}, "response_timestamps": [%s], "response_outputs": [%s]}`,
+			ts, pl, strings.Join(times, ","), strings.Join(outs, ","))
+	}
+	export := fmt.Sprintf(`{"service_kind": "openai", "endpoint": "v1/chat/completions", "experiments": [{"experiment": {"mode": "concurrency", "value": 4}, "requests": [%s, %s]}]}`,
+		req(0, strings.Repeat("x", 400), 3), req(1e9, strings.Repeat("y", 1200), 5))
+	os.WriteFile(filepath.Join(dir, "profile_export.json"), []byte(export), 0o644)
+	summary, _ := os.ReadFile("testdata/profile_export_genai_perf.json") // concurrency 4, input 2000, output 151 on average
+	os.WriteFile(filepath.Join(dir, "profile_export_genai_perf.json"), summary, 0o644)
+	ls, err := ReadFiles([]string{filepath.Join(dir, "profile_export.json"), filepath.Join(dir, "profile_export_genai_perf.json")}, "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(ls) != 1 {
+		t.Fatalf("%d levels, want the export alone", len(ls))
+	}
+	l := ls[0]
+	// Estimates 100 and 300 input tokens (mean 200) scaled ×10; outputs 3
+	// and 5 (mean 4) scaled ×151/4.
+	if l.Requests[0].Input != 1000 || l.Requests[1].Input != 3000 || l.Requests[0].Output != 113 || l.Requests[1].Output != 189 {
+		t.Fatalf("requests %+v", l.Requests)
+	}
+	near(t, "TPOT", l.Requests[0].TPOT, 0.02/112, 1e-12)
+	if !strings.Contains(strings.Join(l.Notes, " "), "scaled to genai-perf's own means") {
+		t.Errorf("notes %v", l.Notes)
+	}
+}
+
 // synthRequests draws requests from a known hosted latency model.
 func synthRequests(n int, seed uint64) []Request {
 	r := rand.New(rand.NewPCG(seed, 3))

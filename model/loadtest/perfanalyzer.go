@@ -5,6 +5,8 @@ import (
 	"encoding/json"
 	"fmt"
 	"math"
+	"os"
+	"path/filepath"
 	"strings"
 )
 
@@ -178,6 +180,7 @@ func readPerfAnalyzerExport(d *doc, m map[string]json.RawMessage) ([]Level, erro
 		if l.DurationS > 0 {
 			l.Throughput = float64(len(l.Requests)) / l.DurationS
 		}
+		l.estIn, l.estOut = counted.bytesIn == len(l.Requests), counted.events == len(l.Requests)
 		l.summarize()
 		if counted.events > 0 {
 			l.Notes = append(l.Notes, fmt.Sprintf("%s output tokens counted as their streamed responses with text (one token each), as the server reported no usage; genai-perf's own count tokenizes the text", requestsOf(counted.events)))
@@ -341,4 +344,51 @@ func requestsOf(n int) string {
 		return "1 request's"
 	}
 	return fmt.Sprintf("%d requests'", n)
+}
+
+// genaiSummaryName is the summary genai-perf writes beside its raw export.
+const genaiSummaryName = "profile_export_genai_perf.json"
+
+// pairGenAIPerf corrects a raw export's estimated token counts with
+// genai-perf's own means, from the summary it wrote beside the export
+// (its tokenizer's counts): every request's estimate is scaled so that
+// their mean is genai-perf's. Only a single-experiment export whose load
+// level the summary shares is paired.
+func pairGenAIPerf(path string, ls []Level) {
+	if len(ls) != 1 || !(ls[0].estIn || ls[0].estOut) {
+		return
+	}
+	sib := filepath.Join(filepath.Dir(path), genaiSummaryName)
+	b, err := os.ReadFile(sib)
+	if err != nil {
+		return
+	}
+	sum, err := parse(sib, b, ToolGenAI)
+	if err != nil || len(sum) != 1 || sum[0].Requests != nil {
+		return
+	}
+	l, g := &ls[0], sum[0]
+	if g.Concurrency != l.Concurrency || g.Rate != l.Rate {
+		return
+	}
+	scale := func(est bool, want, have float64) float64 {
+		if !est || math.IsNaN(want) || !(want >= 1) || !(have > 0) {
+			return 1
+		}
+		return want / have
+	}
+	fi, fo := scale(l.estIn, g.MeanInput, l.MeanInput), scale(l.estOut, g.MeanOutput, l.MeanOutput)
+	if fi == 1 && fo == 1 {
+		return
+	}
+	for i, r := range l.Requests {
+		in := max(1, int(math.Round(float64(r.Input)*fi)))
+		out := max(1, int(math.Round(float64(r.Output)*fo)))
+		q := newRequest(in, out, r.TTFT, r.E2E)
+		q.Start, q.SourceLocation = r.Start, r.SourceLocation
+		l.Requests[i] = q
+	}
+	l.MeanInput, l.MeanOutput, l.TPOT = math.NaN(), math.NaN(), nanStats()
+	l.summarize()
+	l.Notes = append(l.Notes, fmt.Sprintf("token estimates scaled to genai-perf's own means in %s (its tokenizer's): input ×%.3g, output ×%.3g", genaiSummaryName, fi, fo))
 }

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"path/filepath"
 	"strings"
 )
 
@@ -24,7 +25,15 @@ func ReadFiles(paths []string, tool string) ([]Level, error) {
 	}
 	var out []Level
 	seen := map[string]bool{}
+	given := map[string]bool{}
 	for _, p := range paths {
+		given[filepath.Clean(p)] = true
+	}
+	for _, p := range paths {
+		// genai-perf's summary beside its raw export is read with it.
+		if filepath.Base(p) == genaiSummaryName && given[filepath.Join(filepath.Dir(p), "profile_export.json")] {
+			continue
+		}
 		if base := llmperfBase(p); base != "" {
 			if seen[base] {
 				continue
@@ -51,7 +60,11 @@ func Read(path, tool string) ([]Level, error) {
 	if err != nil {
 		return nil, &Error{File: path, Msg: err.Error()}
 	}
-	return parse(path, b, tool)
+	ls, err := parse(path, b, tool)
+	if err == nil {
+		pairGenAIPerf(path, ls)
+	}
+	return ls, err
 }
 
 // parse reads a result file's bytes.
