@@ -2,7 +2,7 @@
 GO        ?= go
 BIN       ?= bin/headroom
 OUT       ?= out
-FUZZTIME  ?= 30s
+FUZZTIME  ?= 3m
 VERSION   ?= $(shell git describe --tags --always --dirty 2>/dev/null || echo dev)
 LDFLAGS   := -X main.version=$(VERSION)
 # The ECharts runtime inlined into HTML reports (see report/htmlreport/assets).
@@ -72,6 +72,7 @@ fuzz:
 	$(GO) test -run '^$$' -fuzz '^FuzzIndex$$' -fuzztime $(FUZZTIME) ./scenarios/
 	$(GO) test -run '^$$' -fuzz '^FuzzOverride$$' -fuzztime $(FUZZTIME) ./scenarios/
 	$(GO) test -run '^$$' -fuzz '^FuzzMergePart$$' -fuzztime $(FUZZTIME) ./report/shard/
+	$(GO) test -run '^$$' -fuzz '^FuzzSimulate$$' -fuzztime $(FUZZTIME) ./model/
 	$(GO) test -run '^$$' -fuzz '^FuzzDecode$$' -fuzztime $(FUZZTIME) ./model/serve/
 	$(GO) test -run '^$$' -fuzz '^FuzzBatchInput$$' -fuzztime $(FUZZTIME) ./model/serve/
 	$(GO) test -run '^$$' -fuzz '^FuzzAzureTrace$$' -fuzztime $(FUZZTIME) ./workloads/

@@ -26,3 +26,22 @@ func BenchmarkMMc(b *testing.B) {
 	b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(customers), "ns/customer")
 	b.ReportMetric(float64(customers)/float64(b.N), "customers/op")
 }
+
+// BenchmarkMM8 is the M/M/8 queue at rho 0.9 (lambda 7.2/s, mu 1/s) for
+// about a million customers, the model scripts/compare-simpy.sh runs by
+// default.
+func BenchmarkMM8(b *testing.B) {
+	const (
+		lambda = 7.2
+		mu     = 1.0
+		c      = 8
+		secs   = 1e6 / lambda // 1M customers
+	)
+	b.ReportAllocs()
+	var customers int64
+	for i := 0; b.Loop(); i++ {
+		r := mustRun(b, mmcConfig(lambda, mu, c, secs, uint64(i)+1))
+		customers += r.Summary.Requests.Completed
+	}
+	b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(customers), "ns/customer")
+}

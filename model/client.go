@@ -158,7 +158,7 @@ func (s *Sim) refused(id int32, reason int, retryAfter float64) {
 	if r.gw != 0 {
 		s.gwRelease(id, 0, false) // the attempt left the gateway with nothing served
 	}
-	if retryable(reason) {
+	if w.retry.retries(reason) {
 		d, ok := w.retry.delay(int(r.attempts)-1, retryAfter, r.prevDelay, w.rngClient)
 		if ok {
 			r.prevDelay = d

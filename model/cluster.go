@@ -19,7 +19,8 @@ type cluster struct {
 	watermark          int // KV blocks a new admission must leave free
 	idx                int
 	step               perf.StepModel
-	static             bool // step.per = "request": static batches
+	roof               *perf.Roofline // step, when it is a roofline
+	static             bool           // step.per = "request": static batches
 	chunked            bool
 	priority           bool
 	bs                 int // KV block size
@@ -103,7 +104,7 @@ func buildCluster(spec *ClusterSpec, idx int, nInt int) (*cluster, error) {
 			return nil, fieldErr("model_spec", strings.TrimPrefix(err.Error(), "perf: "))
 		}
 		r.Prepare()
-		c.step = r
+		c.step, c.roof = r, r
 	}
 	if spec.KV.Blocks > 0 {
 		c.blocks = spec.KV.Blocks
@@ -306,13 +307,13 @@ type replica struct {
 	dec        int     // decoding sequences in the aggregate
 	cdec       float64 // their total context at the next iteration
 	cnt        []int32 // decoding sequences by block-crossing phase (paged)
-	fin        finHeap
+	fin        finQueue
 	span       span
 	spanCap    int       // iterations the next span may plan (adaptive)
 	spanDT     []float64 // the span's iteration times
-	spanTries  int       // iterations seen while spans are off (spanProbe)
 	finBuf     []int32
 	joinBuf    []int32
+	dueBuf     []finEntry
 	tier       *kvTier // CPU tier of the KV cache (kv_tier.go), or nil
 	extraDT    float64 // CPU-tier reads charged to the iteration being planned
 	incoming   int     // KV blocks reserved for transfers in and transferred requests waiting (decode pool)

@@ -320,14 +320,26 @@ func (c *cluster) autoscaleResult(horizon float64) *AutoscaleResult {
 }
 
 // markSpill records whether an attempt a route sent past an autoscaled
-// cluster went elsewhere because the cluster was short of replicas.
+// cluster went elsewhere because the cluster was short of replicas. An
+// attempt passed over still counts in such a cluster's arrival rate (the
+// demand offered to it, as a gateway's request rate shows it), and one
+// passed over a cluster scaled to zero starts a replica, as a request
+// reaching it would.
 func (s *Sim) markSpill(id int32) {
 	r := &s.reqs[id]
 	w := s.wls[r.wl]
 	spill := false
-	if w.route != nil && w.route.spec.Strategy == StrategyOverflow && r.tgt > 0 && w.targets[r.tgt].clus == nil {
+	if w.route != nil && w.route.spec.Strategy == StrategyOverflow && r.tgt > 0 {
 		for i := 0; i < int(r.tgt); i++ {
-			if c := w.targets[i].clus; c != nil && c.scalingUp() {
+			c := w.targets[i].clus
+			if c == nil || c.as == nil {
+				continue
+			}
+			c.as.arrivals++
+			if c.target == 0 {
+				s.coldStart(c)
+			}
+			if w.targets[r.tgt].clus == nil && c.scalingUp() {
 				spill = true
 			}
 		}

@@ -237,6 +237,12 @@ func (s *Sim) pdTransfer(c *cluster, drep *replica, id int32) {
 	d := pd.other
 	now := s.eng.Now()
 	nb := d.decodeBlocks(r)
+	if drep.span.on {
+		// A span planned its iterations' blocks on the free blocks it
+		// saw; with fewer, the next iteration must be planned (and may
+		// preempt) as one event per iteration would.
+		s.cutSpan(d, drep)
+	}
 	drep.free -= nb
 	drep.incoming += nb
 	q.drep, q.nb = int32(drep.idx), int32(nb)
@@ -288,6 +294,9 @@ func (s *Sim) transferDone(id int32) {
 	drep := d.replicas[q.drep]
 	if r.orphan {
 		// Its client went away: nothing decodes it.
+		if drep.span.on {
+			s.cutSpan(d, drep) // blocks freed: the next iteration may admit
+		}
 		drep.free += int(q.nb)
 		drep.incoming -= int(q.nb)
 		q.nb = 0

@@ -1,10 +1,6 @@
 package model
 
-import (
-	"sort"
-
-	"github.com/headroom-sim/headroom/model/perf"
-)
+import "github.com/headroom-sim/headroom/model/perf"
 
 // Fast stepping. The reference stepping (refRunning, refEnd) visits every
 // running sequence twice per iteration, O(batch). The fast stepping keeps
@@ -36,7 +32,8 @@ type finEntry struct {
 	stamp uint32 // the sequence's lazyGen when pushed; stale if it changed
 }
 
-// finHeap is a min-heap on (k, order), written out to avoid boxing.
+// finHeap is a min-heap on (k, order), written out to avoid boxing; the
+// finQueue keeps the entries beyond its horizon in one.
 type finHeap []finEntry
 
 func (h finHeap) less(i, j int) bool {
@@ -146,7 +143,7 @@ func (s *Sim) materialize(c *cluster, rep *replica) {
 			}
 		}
 	}
-	rep.fin = rep.fin[:0]
+	rep.fin.reset(rep.iter)
 	rep.prefilling = rep.prefilling[:0]
 }
 
@@ -243,11 +240,14 @@ func (s *Sim) fastEnd(c *cluster, rep *replica) {
 	rep.prefilling = keep
 	rep.cdec += float64(rep.dec) // every decoding sequence's context grew by one
 	rep.iter++
-	for len(rep.fin) > 0 && rep.fin[0].k <= k {
-		e := rep.fin.pop()
-		if sq := &s.seqs[e.id]; sq.lazy && sq.lazyGen == e.stamp {
-			fin = append(fin, e.id)
+	if rep.fin.len() > 0 {
+		due := rep.fin.drain(k, rep.dueBuf[:0])
+		for _, e := range due {
+			if sq := &s.seqs[e.id]; sq.lazy && sq.lazyGen == e.stamp {
+				fin = append(fin, e.id)
+			}
 		}
+		rep.dueBuf = due[:0]
 	}
 	// Finish in running (admission) order, as the reference does. The list
 	// is short; an insertion sort does not allocate, sort.Slice would.
@@ -273,10 +273,19 @@ func (s *Sim) fastEnd(c *cluster, rep *replica) {
 }
 
 // removeRunning deletes a sequence from the running list, which is in
-// admission order.
+// admission order (a binary search, written out: sort.Search's closure
+// costs more than the search here).
 func (s *Sim) removeRunning(rep *replica, id int32) {
 	o := s.seqs[id].order
-	i := sort.Search(len(rep.running), func(i int) bool { return s.seqs[rep.running[i]].order >= o })
+	i, j := 0, len(rep.running)
+	for i < j {
+		h := int(uint(i+j) >> 1)
+		if s.seqs[rep.running[h]].order < o {
+			i = h + 1
+		} else {
+			j = h
+		}
+	}
 	if i < len(rep.running) && rep.running[i] == id {
 		rep.running = append(rep.running[:i], rep.running[i+1:]...)
 	}

@@ -186,34 +186,61 @@ func (c *cluster) leastLoaded(cand []*replica) *replica {
 	return best
 }
 
-// cachedOn is how many leading prompt tokens of request id a replica
-// holds in its prefix cache, and whether they are in GPU memory (tier 2)
-// or only in the CPU tier (tier 1); 0, 0 when it holds none. A trace's
-// requests are matched block by block (their longest cached run), others
-// by their workload's shared prefix.
-func (s *Sim) cachedOn(c *cluster, rep *replica, id int32) (tokens, tier int) {
+// prefixQuery is what a request's prefix is looked up by: a trace
+// request's block keys, or its workload's shared prefix (key, whole blocks
+// of tokens).
+type prefixQuery struct {
+	keys  []uint64
+	kb    int
+	input int
+	key   int64
+	n     int
+}
+
+// query prepares request id's prefix lookups; ok is false when it has no
+// prefix a cache could hold.
+func (s *Sim) query(c *cluster, id int32) (q prefixQuery, ok bool) {
 	if !c.spec.PrefixCaching {
-		return 0, 0
+		return q, false
 	}
 	r := &s.reqs[id]
+	q.input = int(r.input)
 	if keys, kb := s.reqKeys(id); keys != nil {
-		if h := rep.blockHits(keys, kb, int(r.input)); h > 0 {
-			return h * kb, 2
+		q.keys, q.kb = keys, kb
+		return q, true
+	}
+	q.n = s.sharedPrefix(r) / c.bs * c.bs
+	q.key = s.prefixKey(r)
+	return q, q.n > 0
+}
+
+// on is how many leading prompt tokens a replica holds, and whether they
+// are in GPU memory (tier 2) or only in the CPU tier (tier 1); 0, 0 when
+// it holds none. A trace's requests are matched block by block (their
+// longest cached run), others by their workload's shared prefix.
+func (q *prefixQuery) on(rep *replica) (tokens, tier int) {
+	if q.keys != nil {
+		if h := rep.blockHits(q.keys, q.kb, q.input); h > 0 {
+			return h * q.kb, 2
 		}
 		return 0, 0
 	}
-	n := s.sharedPrefix(r) / c.bs * c.bs
-	if n == 0 {
-		return 0, 0
+	if rep.prefixes[q.key] != nil {
+		return q.n, 2
 	}
-	key := s.prefixKey(r)
-	if rep.prefixes[key] != nil {
-		return n, 2
-	}
-	if rep.tier != nil && rep.tier.has(key) {
-		return n, 1
+	if rep.tier != nil && rep.tier.has(q.key) {
+		return q.n, 1
 	}
 	return 0, 0
+}
+
+// cachedOn is prefixQuery.on for one lookup.
+func (s *Sim) cachedOn(c *cluster, rep *replica, id int32) (tokens, tier int) {
+	q, ok := s.query(c, id)
+	if !ok {
+		return 0, 0
+	}
+	return q.on(rep)
 }
 
 // hasPrefix reports whether a request has a prefix a cache could hold.
@@ -246,6 +273,10 @@ func (s *Sim) sessionKey(id int32) int64 {
 // bound alone would spread prefixes at light load, where ceil(bound ×
 // mean) is 1, for no gain.
 func (s *Sim) prefixPick(c *cluster, id int32, cand []*replica) *replica {
+	q, ok := s.query(c, id)
+	if !ok {
+		return nil
+	}
 	total := 0
 	for _, rep := range cand {
 		total += c.viewLoad(rep)
@@ -254,9 +285,12 @@ func (s *Sim) prefixPick(c *cluster, id int32, cand []*replica) *replica {
 	var best *replica
 	bv, bl := 0, 0
 	for _, rep := range cand {
-		tok, tier := s.cachedOn(c, rep, id)
 		l := c.viewLoad(rep)
-		if tok == 0 || l >= c.maxSeqs && float64(l+1) > limit {
+		if l >= c.maxSeqs && float64(l+1) > limit {
+			continue
+		}
+		tok, tier := q.on(rep)
+		if tok == 0 {
 			continue
 		}
 		v := tok * tier
@@ -304,6 +338,7 @@ func (s *Sim) weightedPick(c *cluster, id int32, cand []*replica) *replica {
 		sess = sessionPick(s.sessionKey(id), cand)
 	}
 	in := float64(max(s.reqs[id].input, 1))
+	q, hasPrefix := s.query(c, id)
 	var best *replica
 	bs := math.Inf(-1)
 	for _, rep := range cand {
@@ -318,8 +353,8 @@ func (s *Sim) weightedPick(c *cluster, id int32, cand []*replica) *replica {
 		if rt.wkv > 0 {
 			sc += rt.wkv * (1 - float64(s.viewKV(c, rep))/float64(c.blocks))
 		}
-		if rt.wpre > 0 {
-			if tok, tier := s.cachedOn(c, rep, id); tok > 0 {
+		if rt.wpre > 0 && hasPrefix {
+			if tok, tier := q.on(rep); tok > 0 {
 				sc += rt.wpre * float64(tok) / in * float64(tier) / 2
 			}
 		}

@@ -172,6 +172,7 @@ func (s *Sim) admitWaiting(c *cluster, rep *replica, budgetp *int, b *perf.Batch
 		sq := &s.seqs[id]
 		w := s.wls[r.wl]
 		shared, key, hit, fromCPU := 0, int64(-1), 0, false
+		var pe *prefixEntry // the cached prefix entry, looked up once
 		keys, kb := s.reqKeys(id)
 		if c.spec.PrefixCaching && sq.computed == 0 {
 			if keys != nil {
@@ -179,11 +180,13 @@ func (s *Sim) admitWaiting(c *cluster, rep *replica, budgetp *int, b *perf.Batch
 				shared = hit * kb / c.bs
 			} else {
 				key = s.prefixKey(r)
-				if e := rep.prefixes[key]; e != nil {
-					shared = int(e.blocks)
+				if pe = rep.prefixes[key]; pe != nil {
+					shared = int(pe.blocks)
 				} else if rep.tier != nil {
 					shared = s.tierFetch(c, rep, key)
-					fromCPU = shared > 0
+					if fromCPU = shared > 0; fromCPU {
+						pe = rep.prefixes[key] // brought back from the CPU tier
+					}
 				}
 			}
 		}
@@ -219,7 +222,7 @@ func (s *Sim) admitWaiting(c *cluster, rep *replica, budgetp *int, b *perf.Batch
 		}
 		var e *prefixEntry
 		if shared > 0 && hit == 0 {
-			e = rep.prefixes[key]
+			e = pe
 			e.refs++ // pinned, so making room cannot evict it
 		}
 		if hit > 0 {
@@ -289,7 +292,13 @@ func (s *Sim) launch(c *cluster, rep *replica, b *perf.Batch) {
 		s.idle(c, rep)
 		return
 	}
-	dt := c.step.StepTime(*b) + rep.takeExtra()
+	var dt float64
+	if c.roof != nil {
+		dt = c.roof.StepTime(*b) // no interface call on the hot path
+	} else {
+		dt = c.step.StepTime(*b)
+	}
+	dt += rep.takeExtra()
 	if b.Decode > 0 && !c.static {
 		c.cs.itl.AddN(dt, uint64(b.Decode))
 	}

@@ -52,9 +52,10 @@ func (s *Sim) complete(id int32, tally *tokenTally) {
 		st.tpot.Add(tpot)
 	}
 	good := (w.slo[0] == 0 || ttft <= w.slo[0]) && (w.slo[1] == 0 || tpot <= w.slo[1]) && (w.slo[2] == 0 || e2e <= w.slo[2])
+	arrIv := s.interval(r.arrival)
 	if good {
 		st.good++
-		s.ser.arrGood[s.interval(r.arrival)]++
+		s.ser.arrGood[arrIv]++
 	}
 	if w.win != nil {
 		w.win.complete(r.arrival, ttft, e2e, qwait, tpot, r.output > 1 && !hit, good)
@@ -63,7 +64,7 @@ func (s *Sim) complete(id int32, tally *tokenTally) {
 		st.lastDone = now
 	}
 	s.ser.completed[iv]++
-	s.ser.latency(s.interval(r.arrival), ttft, qwait)
+	s.ser.latency(arrIv, ttft, qwait)
 	s.observeDone(id, tally)
 	s.finish(id, w)
 }

@@ -21,7 +21,7 @@ type published struct {
 	gpu    string // catalogue GPU
 	model  string // catalogue model
 	tp     int
-	dtype  string // "fp8": FP8 weights (on FP8 tensor cores) and FP8 KV; "bf16": 16-bit both
+	dtype  string // "fp8": FP8 weights (on FP8 tensor cores) and FP8 KV; "bf16" or "fp16": 16-bit both
 	bench  bench
 	batch  int // static: the batch; concurrency: the client's cap
 	in     int
@@ -100,10 +100,10 @@ var publishedFigures = []published{
 	trt06("llama-2-7b", "H100-SXM", 1, "fp8", benchFirstToken, 1, 2048, 1, false, 0.036),
 	trt06("llama-2-70b", "H100-SXM", 4, "fp8", benchFirstToken, 1, 128, 1, false, 0.026),
 	trt06("llama-2-70b", "H100-SXM", 4, "fp8", benchFirstToken, 1, 2048, 1, false, 0.109),
-	trt06("llama-2-7b", "A100-80GB", 1, "bf16", benchFirstToken, 1, 128, 1, false, 0.016),
-	trt06("llama-2-7b", "A100-80GB", 1, "bf16", benchFirstToken, 1, 2048, 1, false, 0.133),
-	trt06("llama-2-70b", "A100-80GB", 4, "bf16", benchFirstToken, 1, 128, 1, false, 0.047),
-	trt06("llama-2-70b", "A100-80GB", 4, "bf16", benchFirstToken, 1, 2048, 1, false, 0.377),
+	trt06("llama-2-7b", "A100-80GB", 1, "fp16", benchFirstToken, 1, 128, 1, false, 0.016),
+	trt06("llama-2-7b", "A100-80GB", 1, "fp16", benchFirstToken, 1, 2048, 1, false, 0.133),
+	trt06("llama-2-70b", "A100-80GB", 4, "fp16", benchFirstToken, 1, 128, 1, false, 0.047),
+	trt06("llama-2-70b", "A100-80GB", 4, "fp16", benchFirstToken, 1, 2048, 1, false, 0.377),
 	trt06("llama-2-7b", "L40S", 1, "fp8", benchFirstToken, 1, 128, 1, false, 0.014),
 	trt06("llama-2-7b", "L40S", 1, "fp8", benchFirstToken, 1, 2048, 1, false, 0.073),
 	// TensorRT-LLM v0.6.1: static-batch throughput, H100 FP8 (per GPU), A100 FP16 (TP 1).
@@ -115,9 +115,9 @@ var publishedFigures = []published{
 	trt06("llama-2-70b", "H100-SXM", 4, "fp8", benchStatic, 480, 128, 2048, true, 1486),
 	trt06("llama-2-70b", "H100-SXM", 2, "fp8", benchStatic, 96, 2048, 128, true, 306),
 	trt06("llama-2-70b", "H100-SXM", 2, "fp8", benchStatic, 64, 2048, 2048, true, 547),
-	trt06("llama-2-7b", "A100-80GB", 1, "bf16", benchStatic, 384, 128, 128, false, 5586),
-	trt06("llama-2-7b", "A100-80GB", 1, "bf16", benchStatic, 60, 128, 2048, false, 1928),
-	trt06("llama-2-7b", "A100-80GB", 1, "bf16", benchStatic, 52, 2048, 128, false, 591),
+	trt06("llama-2-7b", "A100-80GB", 1, "fp16", benchStatic, 384, 128, 128, false, 5586),
+	trt06("llama-2-7b", "A100-80GB", 1, "fp16", benchStatic, 60, 128, 2048, false, 1928),
+	trt06("llama-2-7b", "A100-80GB", 1, "fp16", benchStatic, 52, 2048, 128, false, 591),
 
 	// TensorRT-LLM v0.9.0: static-batch throughput per GPU (H200 and H100 FP8, A100 FP16).
 	trt09("llama-2-7b", "H200", 1, "fp8", benchStatic, 896, 128, 128, 20618),
@@ -144,14 +144,14 @@ var publishedFigures = []published{
 	trt09("llama-2-70b", "H100-SXM", 4, "fp8", benchStatic, 512, 128, 2048, 2725),
 	trt09("llama-2-70b", "H100-SXM", 2, "fp8", benchStatic, 96, 2048, 128, 346),
 	trt09("llama-2-70b", "H100-SXM", 2, "fp8", benchStatic, 64, 2048, 2048, 1011),
-	trt09("llama-2-7b", "A100-80GB", 1, "bf16", benchStatic, 256, 128, 128, 5390),
-	trt09("llama-2-7b", "A100-80GB", 1, "bf16", benchStatic, 32, 128, 2048, 1484),
-	trt09("llama-2-7b", "A100-80GB", 1, "bf16", benchStatic, 32, 2048, 128, 533),
-	trt09("llama-2-7b", "A100-80GB", 1, "bf16", benchStatic, 16, 2048, 2048, 603),
-	trt09("llama-2-70b", "A100-80GB", 4, "bf16", benchStatic, 1024, 128, 128, 686),
-	trt09("llama-2-70b", "A100-80GB", 8, "bf16", benchStatic, 512, 128, 2048, 684),
-	trt09("llama-2-70b", "A100-80GB", 4, "bf16", benchStatic, 96, 2048, 128, 80),
-	trt09("llama-2-70b", "A100-80GB", 4, "bf16", benchStatic, 64, 2048, 2048, 289),
+	trt09("llama-2-7b", "A100-80GB", 1, "fp16", benchStatic, 256, 128, 128, 5390),
+	trt09("llama-2-7b", "A100-80GB", 1, "fp16", benchStatic, 32, 128, 2048, 1484),
+	trt09("llama-2-7b", "A100-80GB", 1, "fp16", benchStatic, 32, 2048, 128, 533),
+	trt09("llama-2-7b", "A100-80GB", 1, "fp16", benchStatic, 16, 2048, 2048, 603),
+	trt09("llama-2-70b", "A100-80GB", 4, "fp16", benchStatic, 1024, 128, 128, 686),
+	trt09("llama-2-70b", "A100-80GB", 8, "fp16", benchStatic, 512, 128, 2048, 684),
+	trt09("llama-2-70b", "A100-80GB", 4, "fp16", benchStatic, 96, 2048, 128, 80),
+	trt09("llama-2-70b", "A100-80GB", 4, "fp16", benchStatic, 64, 2048, 2048, 289),
 	// TensorRT-LLM v0.9.0: first-token latency at batch 1.
 	trt09("llama-2-7b", "H200", 1, "fp8", benchFirstToken, 1, 128, 1, 0.0057),
 	trt09("llama-2-7b", "H200", 1, "fp8", benchFirstToken, 1, 2048, 1, 0.0302),
@@ -165,10 +165,10 @@ var publishedFigures = []published{
 	trt09("llama-2-70b", "H100-SXM", 8, "fp8", benchFirstToken, 1, 2048, 1, 0.0851),
 	trt09("llama-2-7b", "L40S", 1, "fp8", benchFirstToken, 1, 128, 1, 0.0141),
 	trt09("llama-2-7b", "L40S", 1, "fp8", benchFirstToken, 1, 2048, 1, 0.0801),
-	trt09("llama-2-7b", "A100-80GB", 1, "bf16", benchFirstToken, 1, 128, 1, 0.0162),
-	trt09("llama-2-7b", "A100-80GB", 1, "bf16", benchFirstToken, 1, 2048, 1, 0.1324),
-	trt09("llama-2-70b", "A100-80GB", 4, "bf16", benchFirstToken, 1, 128, 1, 0.0456),
-	trt09("llama-2-70b", "A100-80GB", 8, "bf16", benchFirstToken, 1, 2048, 1, 0.2492),
+	trt09("llama-2-7b", "A100-80GB", 1, "fp16", benchFirstToken, 1, 128, 1, 0.0162),
+	trt09("llama-2-7b", "A100-80GB", 1, "fp16", benchFirstToken, 1, 2048, 1, 0.1324),
+	trt09("llama-2-70b", "A100-80GB", 4, "fp16", benchFirstToken, 1, 128, 1, 0.0456),
+	trt09("llama-2-70b", "A100-80GB", 8, "fp16", benchFirstToken, 1, 2048, 1, 0.2492),
 
 	// TensorRT-LLM v1.0: trtllm-bench, total output tokens/s.
 	trt10("llama-3.1-8b", "H100-SXM", 1, 128, 128, 28312),
@@ -214,7 +214,7 @@ var publishedFigures = []published{
 	// vLLM at one request at a time.
 	{gen: gen2025, source: srcMusg, gpu: "A100-40GB", model: "llama-3.1-8b", tp: 1, dtype: "bf16", bench: benchConcThroughput,
 		batch: 1, in: 1024, out: 128, n: 20, measured: 75, note: `"about 75 tokens/sec" read as the sweep's output token throughput`},
-	{gen: gen2025, source: srcIB, gpu: "H100-SXM", model: "llama-3.1-8b", tp: 1, dtype: "bf16", bench: benchConcTPOT,
+	{gen: gen2025, source: srcIB, gpu: "H100-SXM", model: "llama-3.1-8b", tp: 1, dtype: "fp16", bench: benchConcTPOT,
 		batch: 1, in: 512, out: 128, n: 20, measured: 0.00648, note: "TPOT p50; the recipe's prompt and output lengths are not stated: 512 in, 128 out assumed"},
 }
 
@@ -326,10 +326,7 @@ func simulatePublished(t *testing.T, p published, c Config) float64 {
 }
 
 func (p published) setup() string {
-	dt := map[string]string{"fp8": "FP8", "bf16": "BF16"}[p.dtype]
-	if p.gen == gen2023 && p.dtype == "bf16" {
-		dt = "FP16"
-	}
+	dt := strings.ToUpper(p.dtype)
 	s := fmt.Sprintf("%s, %d×%s, %s", p.model, p.tp, p.gpu, dt)
 	switch p.bench {
 	case benchStatic:

@@ -17,7 +17,7 @@ import (
 // preset and override some fields
 // (`retry = { preset = "openai-python", max_attempts = 5 }`).
 type RetrySpec struct {
-	Preset        string             `toml:"preset" enum:"anthropic-go|anthropic-python|google-genai|google-genai-retry|none|openai-go|openai-python" noun:"retry preset" doc:"start from this SDK's default policy; the other keys override it"`
+	Preset        string             `toml:"preset" enum:"anthropic-go|anthropic-python|anthropic-typescript|google-genai|google-genai-retry|none|openai-go|openai-node|openai-python" noun:"retry preset" doc:"start from this SDK's default policy; the other keys override it"`
 	Policy        string             `toml:"policy" enum:"none|fixed|exponential" noun:"policy" doc:"none never retries; fixed waits base; exponential waits base × multiplier^n"`
 	Base          workloads.Duration `toml:"base" range:"[0s,1d]" doc:"first backoff (> 0 for a retrying policy)"`
 	Max           workloads.Duration `toml:"max" range:"[0s,1d]" default:"the preset's; max(base, 60s) without one" doc:"backoff cap, applied before jitter"`
@@ -29,6 +29,9 @@ type RetrySpec struct {
 	RetryAfterCap workloads.Duration `toml:"retry_after_cap" range:"[0s,1d]" default:"the preset's; 0 (uncapped) without one" doc:"the longest Retry-After honoured"`
 	OverCap       string             `toml:"over_cap" enum:"backoff|give-up|clamp" noun:"over-cap action" default:"the preset's; backoff without one" doc:"when Retry-After exceeds the cap: use the backoff instead, fail the request (retry_after_too_long), or wait exactly the cap"`
 	JitterHeader  bool               `toml:"jitter_retry_after" doc:"apply the jitter to an honoured Retry-After too"`
+	// Statuses says which refusals the client retries, by their HTTP
+	// status (see httpStatus).
+	Statuses string `toml:"statuses" enum:"any|sdk|google-genai" noun:"retried statuses" default:"the preset's; any without one" doc:"which refusals are retried: any (every retryable reason), sdk (408, 409, 429, ≥ 500 and timeouts; x-should-retry obeyed) or google-genai (408, 429, 500, 502, 503, 504; timeouts and x-should-retry not)"`
 }
 
 // DecodeScalar reads the short form, a preset's name: retry =
@@ -48,23 +51,31 @@ func (r *RetrySpec) DecodeScalar(v any) error {
 var retryPresets = map[string]RetrySpec{
 	// openai-python 3.3.x: 2 retries, min(0.5*2^n, 8) * (1 - 0.25U);
 	// Retry-After honoured up to 120 s, longer means give up.
-	"openai-python": {Policy: "exponential", Base: 0.5, Max: 8, Multiplier: 2, Jitter: "sdk", MaxAttempts: 3, RetryAfter: "honor", RetryAfterCap: 120, OverCap: "give-up"},
+	"openai-python": {Policy: "exponential", Base: 0.5, Max: 8, Multiplier: 2, Jitter: "sdk", MaxAttempts: 3, RetryAfter: "honor", RetryAfterCap: 120, OverCap: "give-up", Statuses: "sdk"},
 	// anthropic-sdk-python: same backoff; Retry-After honoured up to 60 s,
 	// longer falls back to backoff; 529 is retried.
-	"anthropic-python": {Policy: "exponential", Base: 0.5, Max: 8, Multiplier: 2, Jitter: "sdk", MaxAttempts: 3, RetryAfter: "honor", RetryAfterCap: 60, OverCap: "backoff"},
+	"anthropic-python": {Policy: "exponential", Base: 0.5, Max: 8, Multiplier: 2, Jitter: "sdk", MaxAttempts: 3, RetryAfter: "honor", RetryAfterCap: 60, OverCap: "backoff", Statuses: "sdk"},
+	// openai (Node, src/client.ts retryRequest): retry-after-ms, then
+	// Retry-After (seconds or a date), honoured without a cap; otherwise
+	// min(0.5·2^n, 8) × (1 − 0.25U); 2 retries; shouldRetry: x-should-retry,
+	// then 408, 409, 429, ≥ 500.
+	"openai-node": {Policy: "exponential", Base: 0.5, Max: 8, Multiplier: 2, Jitter: "sdk", MaxAttempts: 3, RetryAfter: "honor", OverCap: "backoff", Statuses: "sdk"},
+	// @anthropic-ai/sdk (src/client.ts): the same client as openai-node.
+	"anthropic-typescript": {Policy: "exponential", Base: 0.5, Max: 8, Multiplier: 2, Jitter: "sdk", MaxAttempts: 3, RetryAfter: "honor", OverCap: "backoff", Statuses: "sdk"},
 	// openai-go v3 (internal/requestconfig): backoff capped at 8 s
 	// (DefaultMaxServerDelay); Retry-After honoured up to 2 minutes
 	// (defaultMaxRetryAfterDelay), longer means no retry: the 429 is
 	// returned. Checked against the SDK by model/serve's closed-loop test.
-	"openai-go": {Policy: "exponential", Base: 0.5, Max: 8, Multiplier: 2, Jitter: "sdk", MaxAttempts: 3, RetryAfter: "honor", RetryAfterCap: 120, OverCap: "give-up"},
+	"openai-go": {Policy: "exponential", Base: 0.5, Max: 8, Multiplier: 2, Jitter: "sdk", MaxAttempts: 3, RetryAfter: "honor", RetryAfterCap: 120, OverCap: "give-up", Statuses: "sdk"},
 	// anthropic-sdk-go: Retry-After honoured uncapped.
-	"anthropic-go": {Policy: "exponential", Base: 0.5, Max: 8, Multiplier: 2, Jitter: "sdk", MaxAttempts: 3, RetryAfter: "honor", OverCap: "backoff"},
+	"anthropic-go": {Policy: "exponential", Base: 0.5, Max: 8, Multiplier: 2, Jitter: "sdk", MaxAttempts: 3, RetryAfter: "honor", OverCap: "backoff", Statuses: "sdk"},
 	// google-genai (python): no retries by default.
 	"google-genai": {Policy: "none", MaxAttempts: 1, RetryAfter: "ignore", OverCap: "backoff"},
-	// google-genai with HttpRetryOptions(): 5 attempts,
-	// wait_exponential_jitter(initial=1, max=60, exp_base=2, jitter=1);
-	// Retry-After ignored.
-	"google-genai-retry": {Policy: "exponential", Base: 1, Max: 60, Multiplier: 2, Jitter: "additive", JitterAmount: 1, MaxAttempts: 5, RetryAfter: "ignore", OverCap: "backoff"},
+	// google-genai with HttpRetryOptions() (_api_client.py retry_args): 5
+	// attempts, wait_exponential_jitter(initial=1, max=60, exp_base=2,
+	// jitter=1); only APIErrors with 408, 429, 500, 502, 503 or 504 are
+	// retried (not 529, not 409, not timeouts); headers ignored.
+	"google-genai-retry": {Policy: "exponential", Base: 1, Max: 60, Multiplier: 2, Jitter: "additive", JitterAmount: 1, MaxAttempts: 5, RetryAfter: "ignore", OverCap: "backoff", Statuses: "google-genai"},
 	// none: a client that never retries.
 	"none": {Policy: "none", MaxAttempts: 1, RetryAfter: "ignore", OverCap: "backoff"},
 }
@@ -109,6 +120,12 @@ func (r *RetrySpec) applyDefaults() {
 		if r.OverCap == "" {
 			r.OverCap = p.OverCap
 		}
+		if r.Statuses == "" {
+			r.Statuses = p.Statuses
+		}
+	}
+	if r.Statuses == "" {
+		r.Statuses = "any"
 	}
 	if r.Multiplier == 0 {
 		r.Multiplier = 2
@@ -162,6 +179,68 @@ type retryPolicy struct {
 	raCap      float64
 	overCap    uint8 // 0 backoff, 1 give-up, 2 clamp
 	jitterHead bool
+	statuses   uint8 // stAny, stSDK, stGoogle
+}
+
+// Which refusals a client retries (RetrySpec.Statuses).
+const (
+	stAny    uint8 = iota // every reason marked retryable
+	stSDK                 // the Stainless SDKs: x-should-retry, then 408, 409, 429, ≥ 500; timeouts
+	stGoogle              // google-genai: 408, 429, 500, 502, 503, 504
+)
+
+// retries reports whether the client retries an attempt refused for
+// reason. The SDKs decide on the response's HTTP status and headers
+// (httpStatus); a reason that is no response (a lost request, an expired
+// batch job) is never retried, and a client timeout only by the SDKs that
+// retry connection errors.
+func (p *retryPolicy) retries(reason int) bool {
+	if p.statuses == stAny {
+		return retryable(reason)
+	}
+	status, shouldRetry := httpStatus(reason)
+	if status == 0 {
+		return reason == rsTimeout && p.statuses == stSDK
+	}
+	if p.statuses == stSDK {
+		if shouldRetry != 0 {
+			return shouldRetry > 0
+		}
+		return status == 408 || status == 409 || status == 429 || status >= 500
+	}
+	switch status {
+	case 408, 429, 500, 502, 503, 504:
+		return true
+	}
+	return false
+}
+
+// httpStatus is the HTTP status a client sees for a refusal, 0 when it
+// sees none (its own timeout, a lost request, an expired batch job, its
+// own decision), and the x-should-retry header sent with it: -1 false, +1
+// true, 0 none. Backends say false on refusals that can never succeed.
+func httpStatus(reason int) (status int, shouldRetry int) {
+	switch {
+	case reason < rsConcurrency: // org and key rate limits
+		return 429, 0
+	}
+	switch reason {
+	case rsConcurrency, rsBatchQueue, rsGwUnits, rsGwKeyUnits, rsGwStreams, rsGwKeyStreams:
+		return 429, 0
+	case rsSpendCap:
+		return 429, -1
+	case rsTooLarge, rsGwTooLarge:
+		return 400, -1
+	case rsQueueFull, rsUnavailable, rsReplicaFailure, rsGwShed, rsGwStoreDown:
+		return 503, 0
+	case rsOverloaded:
+		return 529, 0
+	case rsServerError:
+		return 500, 0
+	case rsGwCrash:
+		return 502, 0
+	}
+	return 0, 0 // rsTimeout, rsReplicaLost, rsBatchExpired, rsRetryAfterCap
 }
 
 const (
@@ -203,6 +282,12 @@ func compileRetry(r RetrySpec) retryPolicy {
 		p.overCap = 1
 	case "clamp":
 		p.overCap = 2
+	}
+	switch r.Statuses {
+	case "sdk":
+		p.statuses = stSDK
+	case "google-genai":
+		p.statuses = stGoogle
 	}
 	return p
 }

@@ -155,21 +155,16 @@ func (c *ClusterSpec) fleetDefaults() {
 }
 
 // validateFleet checks the fleet tables against each other and the rest
-// of the cluster (ranges and enums are checked by the tags).
+// of the cluster (ranges and enums, required numbers among them, are
+// checked by the tags first).
 func (c *ClusterSpec) validateFleet() error {
 	fe := func(k, f string, a ...any) error { return &workloads.FieldError{Key: k, Msg: fmt.Sprintf(f, a...)} }
 	if c.Routing.Policy == RoutePrefix && !c.PrefixCaching {
 		return fe("routing.policy", "prefix routing sends a request to the replica holding its prefix in cache; set prefix_caching = true")
 	}
 	if a := c.Autoscale; a != nil {
-		if a.Target == 0 {
-			return fe("autoscale.target", "missing; give the metric's value per replica to aim at")
-		}
 		if (a.Metric == MetricKVUse || a.Metric == MetricUtilization) && a.Target > 1 {
 			return fe("autoscale.target", "%s is a share of each replica, at most 1, got %g", a.Metric, a.Target)
-		}
-		if a.Max == 0 {
-			return fe("autoscale.max", "missing; give the most replicas the autoscaler may run")
 		}
 		if *a.Min > a.Max {
 			return fe("autoscale.min", "%d exceeds max %d", *a.Min, a.Max)
@@ -190,9 +185,6 @@ func (c *ClusterSpec) validateFleet() error {
 		}
 	}
 	if t := c.KV.CPU; t != nil {
-		if t.SizeGB == 0 {
-			return fe("kv.cpu.size_gb", "missing; give the CPU memory per replica for evicted prefix blocks")
-		}
 		if !c.PrefixCaching {
 			return fe("kv.cpu", "the CPU tier holds evicted prefix-cache blocks; set prefix_caching = true")
 		}
@@ -216,9 +208,6 @@ func (c *ClusterSpec) validateFleet() error {
 		key  string
 		pool *PoolSpec
 	}{{"prefill", c.Prefill}, {"decode", c.Decode}} {
-		if p.pool.Replicas == 0 {
-			return fe(p.key+".replicas", "missing; give the pool's replica count")
-		}
 		if p.pool.GPU != "" && c.Step.Kind == "table" {
 			return fe(p.key+".gpu", "a measured step table does not change with the GPU; a pool's gpu needs the roofline")
 		}

@@ -33,8 +33,10 @@ func Verdict(r *model.Results) []string {
 	for _, b := range r.Backends {
 		if c := b.Cluster; c != nil && (c.GPUHours > 0 || b.Attempts > 0) { // not switched off
 			out = append(out, clusterLine(b, r.Findings.Clusters))
+			out = append(out, fleetLines(r, b)...)
 		}
 	}
+	out = append(out, spillLines(r)...)
 	other := map[string]int64{}
 	for k, v := range sm.Attempts.Rejected {
 		if !isLimitReason(k) && v > 0 {
@@ -216,6 +218,10 @@ func GPUs(c *model.ClusterResult) string {
 // clusterLine says how hard a GPU cluster worked and what limited it.
 func clusterLine(b model.BackendResult, findings []model.ClusterFinding) string {
 	c := b.Cluster
+	if len(c.Pools) > 0 { // each pool's figures follow (verdict_fleet.go)
+		return fmt.Sprintf("%s (%s): prefill and decode disaggregated. GPU cost $%.2f (%.1f GPU-hours, $%.2f per million tokens).",
+			b.Name, GPUs(c), b.Cost.Total, c.GPUHours, c.CostPerMillionTokens)
+	}
 	s := fmt.Sprintf("%s (%s): running iterations %.0f%% of the time, mean batch %.1f per replica (peak %.0f of max %d), KV %.0f%% used on average",
 		b.Name, GPUs(c), 100*c.Utilization, c.MeanBatch, c.PeakBatch, c.MaxNumSeqs, 100*c.MeanKVUse)
 	if c.Preemptions > 0 {

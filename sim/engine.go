@@ -56,6 +56,19 @@ func (e *Engine) Schedule(t float64, kind uint16, obj int32, gen uint32) {
 	e.queue.Push(ev)
 }
 
+// Reschedule moves the pending event of kind, obj and gen to time t with
+// generation newGen, as if the old one were cancelled and Schedule(t,
+// kind, obj, newGen) called; it reports false, scheduling nothing, if no
+// such event is pending (the event being handled does not count). Its
+// search is linear in the pending events, so it is for queues that hold a
+// few components' events.
+func (e *Engine) Reschedule(t float64, kind uint16, obj int32, gen, newGen uint32) bool {
+	if t < e.now || math.IsNaN(t) {
+		t = e.now
+	}
+	return e.queue.Move(kind, obj, gen, Event{Time: t, Kind: kind, Obj: obj, Gen: newGen}, e.topHandled)
+}
+
 // After schedules an event d seconds from now.
 func (e *Engine) After(d float64, kind uint16, obj int32, gen uint32) {
 	e.Schedule(e.now+d, kind, obj, gen)

@@ -149,6 +149,73 @@ func (q *Queue) ReplaceTop(e Event) {
 	q.down(s)
 }
 
+// Move finds the pending event of kind, obj and gen and schedules it
+// again as e, as if it had been popped and e pushed now: e pops where a
+// Push of e would. It reports false, changing nothing, if no such event is
+// pending. The search is linear, for queues of a few dozen events (a
+// model's components, not its requests), where it is cheaper than popping
+// the stale event later. skipTop leaves the root out of the search (the
+// engine's event being handled).
+func (q *Queue) Move(kind uint16, obj int32, gen uint32, e Event, skipTop bool) bool {
+	const kindMask = 1<<kindBits - 1
+	i := 0
+	if skipTop {
+		i = 1
+	}
+	for ; i < len(q.items); i++ {
+		it := &q.items[i]
+		if it.obj == obj && it.gen == gen && uint16(it.ord&kindMask) == kind {
+			break
+		}
+	}
+	if i == len(q.items) {
+		return false
+	}
+	if q.next == seqLimit {
+		q.renumber()
+	}
+	s := slot{key: timeKey(e.Time), ord: q.next<<kindBits | uint64(e.Kind), obj: e.Obj, gen: e.Gen}
+	q.next++
+	// Remove slot i by moving the last slot into it, then place s.
+	n := len(q.items) - 1
+	last := q.items[n]
+	q.items = q.items[:n]
+	if i < n {
+		q.fix(i, last)
+	}
+	q.items = append(q.items, s)
+	q.up(n, s)
+	return true
+}
+
+// fix places s at index i, sifting it up or down.
+func (q *Queue) fix(i int, s slot) {
+	if i > 0 && lessBit(&s, &q.items[(i-1)/4]) == 1 {
+		q.up(i, s)
+		return
+	}
+	items := q.items
+	n := len(items)
+	for {
+		c := 4*i + 1
+		if c >= n {
+			break
+		}
+		m := c
+		for j := c + 1; j < c+4 && j < n; j++ {
+			if lessBit(&items[j], &items[m]) == 1 {
+				m = j
+			}
+		}
+		if lessBit(&items[m], &s) == 0 {
+			break
+		}
+		items[i] = items[m]
+		i = m
+	}
+	items[i] = s
+}
+
 // peekUntil returns the earliest event if its time key is at most limit,
 // leaving it in the queue.
 func (q *Queue) peekUntil(limit uint64) (e Event, ok bool) {

@@ -90,8 +90,33 @@ func TestQueueMatchesReference(t *testing.T) {
 			}
 			check("pop")
 		}
+		move := func(t *rapid.T) {
+			if len(ref.pending) == 0 {
+				return
+			}
+			// Move a pending event (by its identity) to a new time: the
+			// reference removes it and pushes the new one at the back.
+			old := ref.pending[rapid.IntRange(0, len(ref.pending)-1).Draw(t, "which")]
+			e := Event{Time: genTime().Draw(t, "newtime"), Kind: old.Kind, Obj: id, Gen: rapid.Uint32().Draw(t, "newgen")}
+			id++
+			if !q.Move(old.Kind, old.Obj, old.Gen, e, false) {
+				t.Fatalf("Move did not find %+v", old)
+			}
+			for i, p := range ref.pending {
+				if p.Obj == old.Obj {
+					ref.pending = append(ref.pending[:i], ref.pending[i+1:]...)
+					break
+				}
+			}
+			ref.push(e)
+			check("move")
+			if q.Move(old.Kind, old.Obj, old.Gen, e, false) {
+				t.Fatalf("Move found %+v again", old)
+			}
+		}
 		t.Repeat(map[string]func(*rapid.T){
 			"push": push,
+			"move": move,
 			"pushBurst": func(t *rapid.T) { // grow the heap past a few levels
 				for range rapid.IntRange(1, 40).Draw(t, "burst") {
 					push(t)

@@ -99,7 +99,10 @@ func (a *Arrivals) Next() float64 {
 		a.s = t
 	}
 	// Inverse is monotone; the max only guards against a rounding wobble
-	// of an ulp where two segments meet.
-	a.last = math.Max(a.last, t)
+	// of an ulp where two segments meet. (Written as a comparison: t is
+	// never NaN and both are >= +0, and math.Max is not inlined.)
+	if t > a.last {
+		a.last = t
+	}
 	return a.last
 }

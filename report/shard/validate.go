@@ -18,8 +18,8 @@ const (
 	MaxReplications = 100_000
 	// MaxVariants is the most variants of a batch.
 	MaxVariants = 100_000
-	// MaxPoints is the most grid points of a sweep.
-	MaxPoints = 1_000_000
+	// MaxPoints is the most grid points of a sweep (a sweep's own bound).
+	MaxPoints = 10_000
 	// MaxItems is the most work items of a batch.
 	MaxItems = 1_000_000_000
 	// maxIntervals is the longest series (model's bound).

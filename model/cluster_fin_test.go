@@ -1,0 +1,64 @@
+package model
+
+import (
+	"slices"
+	"testing"
+
+	"pgregory.net/rapid"
+)
+
+// The finishers' calendar yields what a sorted list would: after any mix
+// of pushes (near, beyond the horizon, far beyond its largest size),
+// drains and resets, a drain up to K returns exactly the entries with
+// k <= K, and minK is the smallest k left.
+func TestFinQueueAgainstReference(t *testing.T) {
+	rapid.Check(t, func(t *rapid.T) {
+		var q finQueue
+		var ref []finEntry
+		now := int64(rapid.IntRange(0, 1000).Draw(t, "start"))
+		q.reset(now)
+		for step := range rapid.IntRange(1, 300).Draw(t, "steps") {
+			switch rapid.IntRange(0, 9).Draw(t, "op") {
+			case 0:
+				q.reset(now)
+				ref = ref[:0]
+			case 1, 2, 3:
+				ahead := rapid.SampledFrom([]int64{0, 1, 5, 63, 64, 200, 5000, 100000}).Draw(t, "ahead")
+				e := finEntry{k: now + ahead, order: int64(step), id: int32(step)}
+				q.push(e)
+				ref = append(ref, e)
+			default:
+				upTo := now + int64(rapid.IntRange(0, 40).Draw(t, "advance"))
+				got := q.drain(upTo, nil)
+				var want, keep []finEntry
+				for _, e := range ref {
+					if e.k <= upTo {
+						want = append(want, e)
+					} else {
+						keep = append(keep, e)
+					}
+				}
+				ref = keep
+				byID := func(a, b finEntry) int { return int(a.id - b.id) }
+				slices.SortFunc(got, byID)
+				slices.SortFunc(want, byID)
+				if !slices.Equal(got, want) {
+					t.Fatalf("drain(%d) = %v, want %v", upTo, got, want)
+				}
+				now = upTo + 1
+			}
+			if q.len() != len(ref) {
+				t.Fatalf("len %d, want %d", q.len(), len(ref))
+			}
+			if len(ref) > 0 {
+				m := ref[0].k
+				for _, e := range ref {
+					m = min(m, e.k)
+				}
+				if q.minK() != m {
+					t.Fatalf("minK %d, want %d", q.minK(), m)
+				}
+			}
+		}
+	})
+}
