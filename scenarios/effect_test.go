@@ -219,6 +219,9 @@ var contexts = map[string][]Override{
 	"workload[].key": {{"provider.api.key", []any{map[string]any{"name": "prod", "limits": map[string]any{"rpm": 1800}},
 		map[string]any{"name": "staging", "limits": map[string]any{"rpm": 300}}}}},
 	"route[].fallback": {{"cluster.gpu.max_waiting", 2}},
+	// Two workloads to the prefix-caching cluster in one prefix group.
+	"workload[].tokens.prefix_group": {{"workload.chat.tokens.prefix_group", "assistant"}, {"workload.agents.tokens.shared_prefix", 1200},
+		{"workload.agents.tokens.prefixes", 2}, {"workload.agents.tokens.prefix_group", "assistant"}},
 }
 
 // TestEveryKeyHasAnEffect takes every key of the schema, sets it to other
