@@ -227,7 +227,7 @@ func (s *Sim) gwAdmit(id int32, iv int) bool {
 		if exp[r.content] > now {
 			g.st.cacheHits++
 			r.gw = gwHit
-			r.state = stService
+			r.state = stGwCached
 			r.admitted = now
 			r.ttftSvc = float64(g.spec.Cache.Latency)
 			s.eng.Schedule(now+r.ttftSvc, evCacheHit, id, r.gen)

@@ -36,7 +36,8 @@ const (
 	stBackoff
 	stBackendQueue
 	stService
-	stGwQueue // waiting in the gateway's fair queue
+	stGwQueue  // waiting in the gateway's fair queue
+	stGwCached // being answered from the gateway's response cache: at no backend
 )
 
 // request is one logical request from arrival to its end. Slots are reused.
