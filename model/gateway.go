@@ -7,6 +7,12 @@ import (
 	"github.com/headroom-sim/headroom/sim"
 )
 
+// A request's way, step 3 of 6 (doc.go): the gateway, when the scenario
+// has one. A client's attempt (client.go) is answered from the response
+// cache, refused (back to its client), queued in the fair queue, or
+// admitted to the router (router.go), holding a reservation in weighted
+// units and stream slots that completion (complete.go) reconciles.
+
 // Gateway flags on a request (request.gw).
 const (
 	gwHeld  uint8 = 1 << iota // holds a reservation and stream slots

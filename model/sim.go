@@ -408,21 +408,8 @@ func (s *Sim) finishRun(err error) (*Results, error) {
 
 func (s *Sim) start() {
 	for _, w := range s.wls {
-		switch {
-		case w.closed:
-			for u := 0; u < w.spec.Demand.Users; u++ {
-				s.eng.Schedule(w.spec.Demand.Think.Sample(w.rngThink), evArrival, int32(w.idx), 0)
-			}
-		case w.job:
-			s.eng.Schedule(float64(w.spec.Demand.At), evArrival, int32(w.idx), 0)
-		case w.trace != nil:
-			if s.startTrace(w) != nil {
-				return // the run stops with the error
-			}
-		default:
-			if t := w.arrivals.Next(); t < s.cfg.Duration {
-				s.eng.Schedule(t, evArrival, int32(w.idx), 0)
-			}
+		if !s.startArrivals(w) {
+			return // the run stops with the error
 		}
 	}
 	for _, c := range s.clus {
@@ -487,10 +474,7 @@ func (s *Sim) Handle(e sim.Event) {
 	case evDone:
 		s.done(e.Obj)
 	case evFail:
-		if r.state == stService && r.batch {
-			s.tgt(r).prov.batchQ -= float64(r.input) // a batch-lane job that expired
-		}
-		s.refused(e.Obj, int(r.lastRsn), r.retryAft)
+		s.refusalDelivered(e.Obj)
 	case evCacheHit:
 		s.complete(e.Obj, &tokenTally{})
 	case evTimeout:
