@@ -13,9 +13,7 @@ package model
 func (s *Sim) startArrivals(w *workload) bool {
 	switch {
 	case w.closed:
-		for u := 0; u < w.spec.Demand.Users; u++ {
-			s.eng.Schedule(w.spec.Demand.Think.Sample(w.rngThink), evArrival, int32(w.idx), 0)
-		}
+		s.startUsers(w) // users.go
 	case w.job:
 		s.eng.Schedule(float64(w.spec.Demand.At), evArrival, int32(w.idx), 0)
 	case w.trace != nil:
@@ -31,16 +29,20 @@ func (s *Sim) startArrivals(w *workload) bool {
 }
 
 // arrive creates the workload's next request(s) and schedules the next
-// arrival of an open-loop workload. A job's requests arrive all at once;
-// those beyond the client's free slots wait as one entry of its queue and
-// are made one by one as slots free, so a job of 10M requests
-// behind 16 slots holds 16 requests, not 10M.
-func (s *Sim) arrive(w *workload) {
+// arrival of an open-loop workload; gen is the event's (a group of
+// closed-loop users, users.go). A job's requests arrive all at once; those
+// beyond the client's free slots wait as one entry of its queue and are
+// made one by one as slots free, so a job of 10M requests behind 16 slots
+// holds 16 requests, not 10M.
+func (s *Sim) arrive(w *workload, gen uint32) {
 	if w.trace != nil {
 		s.arriveTrace(w)
 		return
 	}
 	now := s.eng.Now()
+	if w.users != nil {
+		s.userWakes(w, gen) // before its request, which may end at once
+	}
 	if w.job {
 		n := w.spec.Demand.Count
 		for k := 0; k < n; k++ {

@@ -116,8 +116,6 @@ func (s *Sim) finish(id int32, w *workload) {
 		}
 	}
 	if w.closed {
-		if t := now + w.spec.Demand.Think.Sample(w.rngThink); t < s.cfg.Duration {
-			s.eng.Schedule(t, evArrival, int32(w.idx), 0)
-		}
+		s.userThinks(w, now) // users.go
 	}
 }

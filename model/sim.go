@@ -100,6 +100,7 @@ type workload struct {
 	arrivals      *workloads.Arrivals
 	trace         *traceSource // trace replay (trace_source.go), or nil
 	closed        bool
+	users         *userPool // closed loop: its thinking users (users.go)
 	job           bool
 	rngTok        *rand.Rand
 	tok           workloads.TokenSampler // the spec's tokens, parameters derived once
@@ -140,6 +141,9 @@ type Sim struct {
 	// refStepping makes clusters step every sequence one by one (the
 	// reference the fast stepping is tested against).
 	refStepping bool
+	// refUsers gives every thinking closed-loop user an event of its own
+	// (the reference the pool of users.go is tested against).
+	refUsers bool
 	// noSpans makes clusters schedule one event per iteration even when
 	// a run of iterations could be one span (for the equivalence tests).
 	noSpans bool
@@ -306,6 +310,9 @@ func Build(cfg Config) (*Sim, error) {
 		w.rngThink = cfg.stream(base + "/think")
 		w.rngClient = cfg.stream(base + "/client")
 		w.closed = spec.Demand.Closed()
+		if w.closed {
+			w.users = newUserPool(&spec.Demand)
+		}
 		w.job = spec.Demand.IsJob()
 		if spec.Demand.IsTrace() {
 			if err := s.buildTrace(w); err != nil {
@@ -425,7 +432,7 @@ func (s *Sim) scheduleTick(i int) {
 func (s *Sim) Handle(e sim.Event) {
 	switch e.Kind {
 	case evArrival:
-		s.arrive(s.wls[e.Obj])
+		s.arrive(s.wls[e.Obj], e.Gen)
 		return
 	case evTick:
 		s.ser.tick(int(e.Obj), s.eng.Now())
