@@ -255,8 +255,12 @@ func (s *Sim) failReplica(c *cluster, rep *replica, lose bool) {
 	iv := s.interval(now)
 	for _, id := range held {
 		// Admitted, then refused by the failure: it counts as refused,
-		// so attempts = admitted + refused holds.
+		// so attempts = admitted + refused holds, and its prefix-cache
+		// hit (if it reached a batch) is taken back with its admission.
 		c.stats.admitted--
+		if sq := &s.seqs[id]; sq.started {
+			c.countPrefix(s, id, int(sq.cached), sq.fromCPU, -1)
+		}
 		if lose {
 			s.countRejection(id, rsReplicaLost, iv)
 			s.fail(id, rsReplicaLost)
