@@ -22,7 +22,7 @@ func genFleet(t *rapid.T, cl *ClusterSpec) {
 		policies = append(policies, RoutePrefix)
 	}
 	cl.Routing.Policy = rapid.SampledFrom(policies).Draw(t, "fleet.policy")
-	if rapid.Bool().Draw(t, "fleet.stale?") {
+	if readsLoad := cl.Routing.Policy != RouteRoundRobin && cl.Routing.Policy != RouteRandom && cl.Routing.Policy != RouteSession; rapid.Bool().Draw(t, "fleet.stale?") && readsLoad {
 		cl.Routing.Refresh = workloads.Duration(rapid.SampledFrom([]float64{0.05, 1, 5}).Draw(t, "fleet.refresh"))
 	}
 	if cl.Routing.Policy == RouteWeighted {

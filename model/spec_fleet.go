@@ -25,11 +25,11 @@ type RoutingSpec struct {
 	// loads): a replica holding the prefix is chosen while it has a free
 	// batch slot or its outstanding work, the request added, is within
 	// load_bound × the mean.
-	LoadBound float64 `toml:"load_bound" range:"[1,1000]" default:"1.25" doc:"prefix: a replica holding the prefix is chosen while it has a free batch slot (fewer outstanding requests than max_num_seqs), or while its outstanding work, the request added, stays within load_bound times the replicas' mean (rounded up); otherwise the least loaded replica is, and caches the prefix too"`
+	LoadBound float64 `toml:"load_bound" range:"[1,1000]" zero:"absent for 1.25" default:"1.25" doc:"prefix only: a replica holding the prefix is chosen while it has a free batch slot (fewer outstanding requests than max_num_seqs), or while its outstanding work, the request added, stays within load_bound times the replicas' mean (rounded up); otherwise the least loaded replica is, and caches the prefix too"`
 	// Refresh makes load information stale: the router sees each replica's
 	// outstanding work and KV use as of its last refresh.
-	Refresh workloads.Duration `toml:"refresh" range:"[0s,1h]" default:"0s: always current" doc:"how often the router's view of each replica's load and KV use is refreshed; between refreshes it routes on the old view (a metrics scrape period)"`
-	Weights RoutingWeights     `toml:"weights" doc:"weighted: the weight of each scorer; every scorer gives each replica a score in [0, 1]"`
+	Refresh workloads.Duration `toml:"refresh" range:"[0s,1h]" default:"0s: always current" doc:"how often the router's view of each replica's load and KV use is refreshed; between refreshes it routes on the old view (a metrics scrape period); not for round-robin, random and session, which read no load"`
+	Weights RoutingWeights     `toml:"weights" doc:"weighted only: the weight of each scorer; every scorer gives each replica a score in [0, 1]"`
 }
 
 // RoutingWeights are the weights of the weighted policy's scorers, as in
@@ -111,18 +111,24 @@ func (c *ClusterSpec) fleetDefaults() {
 	if r.Policy == "" {
 		r.Policy = RouteLeastWork
 	}
-	if r.LoadBound == 0 {
+	// The bound and the weights are defaulted only for the policy that
+	// reads them, so that validateFleet can refuse them under another.
+	if r.LoadBound == 0 && r.Policy == RoutePrefix {
 		r.LoadBound = 1.25
 	}
-	def := func(p **float64, v float64) {
-		if *p == nil {
-			*p = &v
+	if r.Policy == RouteWeighted {
+		w := r.Weights
+		def := func(p **float64, v float64) {
+			if *p == nil {
+				*p = &v
+			}
 		}
+		def(&w.Queue, 1)
+		def(&w.KV, 1)
+		def(&w.Prefix, 1)
+		def(&w.Session, 0)
+		r.Weights = w
 	}
-	def(&r.Weights.Queue, 1)
-	def(&r.Weights.KV, 1)
-	def(&r.Weights.Prefix, 1)
-	def(&r.Weights.Session, 0)
 	if c.Autoscale != nil {
 		a := *c.Autoscale
 		if a.Metric == "" {
@@ -154,13 +160,44 @@ func (c *ClusterSpec) fleetDefaults() {
 	}
 }
 
+// validate refuses what the routing policy would ignore: the load bound
+// outside prefix routing, the weights outside weighted routing, a refresh
+// period under a policy that reads no load.
+func (r *RoutingSpec) validate(prefixCaching bool) error {
+	fe := func(k, f string, a ...any) error { return &workloads.FieldError{Key: k, Msg: fmt.Sprintf(f, a...)} }
+	if r.Policy == RoutePrefix && !prefixCaching {
+		return fe("routing.policy", "prefix routing sends a request to the replica holding its prefix in cache; set prefix_caching = true")
+	}
+	if r.LoadBound != 0 && r.Policy != RoutePrefix {
+		return fe("routing.load_bound", "bounds the load of a replica prefix routing prefers; it applies to policy = \"prefix\" only (policy is %q): set the policy or remove load_bound", r.Policy)
+	}
+	if r.Policy != RouteWeighted {
+		w := r.Weights
+		for _, k := range []struct {
+			key string
+			v   *float64
+		}{{"queue", w.Queue}, {"kv", w.KV}, {"prefix", w.Prefix}, {"session", w.Session}} {
+			if k.v != nil {
+				return fe("routing.weights."+k.key, "weighs a scorer of policy = \"weighted\" only (policy is %q): set the policy or remove [routing.weights]", r.Policy)
+			}
+		}
+	}
+	switch r.Policy {
+	case RouteRoundRobin, RouteRandom, RouteSession:
+		if r.Refresh != 0 {
+			return fe("routing.refresh", "makes the router's view of replica load stale, and policy = %q reads no load; it applies to least-work, power-of-two, least-kv, prefix and weighted", r.Policy)
+		}
+	}
+	return nil
+}
+
 // validateFleet checks the fleet tables against each other and the rest
 // of the cluster (ranges and enums, required numbers among them, are
 // checked by the tags first).
 func (c *ClusterSpec) validateFleet() error {
 	fe := func(k, f string, a ...any) error { return &workloads.FieldError{Key: k, Msg: fmt.Sprintf(f, a...)} }
-	if c.Routing.Policy == RoutePrefix && !c.PrefixCaching {
-		return fe("routing.policy", "prefix routing sends a request to the replica holding its prefix in cache; set prefix_caching = true")
+	if err := c.Routing.validate(c.PrefixCaching); err != nil {
+		return err
 	}
 	if a := c.Autoscale; a != nil {
 		if (a.Metric == MetricKVUse || a.Metric == MetricUtilization) && a.Target > 1 {
