@@ -74,6 +74,7 @@ fuzz:
 	$(GO) test -run '^$$' -fuzz '^FuzzMergePart$$' -fuzztime $(FUZZTIME) ./report/shard/
 	$(GO) test -run '^$$' -fuzz '^FuzzSimulate$$' -fuzztime $(FUZZTIME) ./model/
 	$(GO) test -run '^$$' -fuzz '^FuzzDecode$$' -fuzztime $(FUZZTIME) ./model/serve/
+	$(GO) test -run '^$$' -fuzz '^FuzzBatchInput$$' -fuzztime $(FUZZTIME) ./model/serve/
 	$(GO) test -run '^$$' -fuzz '^FuzzAzureTrace$$' -fuzztime $(FUZZTIME) ./workloads/
 	$(GO) test -run '^$$' -fuzz '^FuzzMooncakeTrace$$' -fuzztime $(FUZZTIME) ./workloads/
 	$(GO) test -run '^$$' -fuzz '^FuzzGenericCSVTrace$$' -fuzztime $(FUZZTIME) ./workloads/

@@ -210,7 +210,7 @@ func (s *Sim) query(c *cluster, id int32) (q prefixQuery, ok bool) {
 		return q, true
 	}
 	q.n = s.sharedPrefix(r) / c.bs * c.bs
-	q.key = prefixKey(r)
+	q.key = s.prefixKey(r)
 	return q, q.n > 0
 }
 
@@ -258,7 +258,7 @@ func (s *Sim) sessionKey(id int32) int64 {
 	if keys, _ := s.reqKeys(id); keys != nil {
 		return int64(keys[0])
 	}
-	return prefixKey(&s.reqs[id])
+	return s.prefixKey(&s.reqs[id])
 }
 
 // prefixPick is consistent hashing with bounded loads (Mirrokni, Thorup

@@ -29,7 +29,7 @@ func (s *Sim) sendCluster(id int32, iv int) {
 	s.ser.queue.Add(now, 1)
 	c.cs.waitG.Add(now, 1)
 	rep.waitG.Add(now, 1)
-	if c.priority && w.spec.Priority == PriorityBatch {
+	if c.priority && s.reqClass(id) == classBatch {
 		rep.waitingB.pushBack(id)
 	} else {
 		rep.waiting.pushBack(id)
@@ -180,7 +180,7 @@ func (s *Sim) admitWaiting(c *cluster, rep *replica, budgetp *int, b *perf.Batch
 				hit = rep.blockHits(keys, kb, int(r.input))
 				shared = hit * kb / c.bs
 			} else {
-				key = prefixKey(r)
+				key = s.prefixKey(r)
 				if pe = rep.prefixes[key]; pe != nil {
 					shared = int(pe.blocks)
 				} else if rep.tier != nil {
@@ -408,9 +408,6 @@ func (s *Sim) releaseKV(rep *replica, id int32) {
 	}
 }
 
-// prefixKey identifies a request's shared prefix within its workload.
-func prefixKey(r *request) int64 { return int64(r.wl)<<24 | int64(r.prefix) }
-
 // endStep applies a finished iteration: prefill progress, one token per
 // decoding sequence, first tokens, completions; then starts the next.
 func (s *Sim) endStep(c *cluster, rep *replica) {
@@ -488,7 +485,7 @@ func (s *Sim) registerPrefix(c *cluster, rep *replica, id int32) {
 	if nb <= 0 || int(sq.blocks) < nb {
 		return
 	}
-	key := prefixKey(r)
+	key := s.prefixKey(r)
 	if rep.prefixes[key] != nil {
 		return
 	}

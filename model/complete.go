@@ -33,7 +33,7 @@ func (s *Sim) complete(id int32, tally *tokenTally) {
 		} else if r.gw&gwSlot != 0 {
 			s.gwRelease(id, 0, false)
 		}
-		if exp := g.cacheExp[r.wl]; exp != nil && r.gw&gwHit == 0 {
+		if exp := g.cacheExp[r.wl]; exp != nil && r.gw&gwHit == 0 && r.content >= 0 {
 			exp[r.content] = now + float64(g.spec.Cache.TTL)
 		}
 		r.gw = 0

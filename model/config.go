@@ -156,6 +156,7 @@ func (c *Config) validate() error {
 		routes[rt.Name] = rt
 	}
 	seen := map[string]bool{}
+	groups := map[string]int{} // prefix group -> its first workload
 	if c.Gateway != nil {
 		if err := c.Gateway.Validate(); err != nil {
 			return workloads.Prefix("gateway", err)
@@ -171,6 +172,16 @@ func (c *Config) validate() error {
 			return &workloads.FieldError{Key: at + ".name", Msg: fmt.Sprintf("duplicate workload name %q", w.Name)}
 		}
 		seen[w.Name] = true
+		if g := w.Tokens.PrefixGroup; g != "" {
+			if j, ok := groups[g]; ok {
+				o := &c.Workloads[j]
+				if o.Tokens.SharedPrefix != w.Tokens.SharedPrefix || max(o.Tokens.Prefixes, 1) != max(w.Tokens.Prefixes, 1) {
+					return &workloads.FieldError{Key: at + ".tokens.prefix_group", Msg: fmt.Sprintf("%q is also workload %q's, whose shared_prefix is %d tokens in %d prefixes; workloads of one group send the same prefixes, so give them the same shared_prefix and prefixes (here %d in %d)", g, o.Name, o.Tokens.SharedPrefix, max(o.Tokens.Prefixes, 1), w.Tokens.SharedPrefix, max(w.Tokens.Prefixes, 1))}
+				}
+			} else {
+				groups[g] = i
+			}
+		}
 		if err := c.checkGatewayWorkload(w, at); err != nil {
 			return err
 		}

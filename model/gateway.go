@@ -222,7 +222,7 @@ func (s *Sim) gwAdmit(id int32, iv int) bool {
 		key.st.attempts++
 	}
 	// The response cache answers repeats before any limit is charged.
-	if exp := g.cacheExp[r.wl]; exp != nil {
+	if exp := g.cacheExp[r.wl]; exp != nil && r.content >= 0 { // a live request may be uncacheable (-1)
 		g.st.cacheLookups++
 		if exp[r.content] > now {
 			g.st.cacheHits++
@@ -302,7 +302,7 @@ func (s *Sim) gwAdmit(id int32, iv int) bool {
 	if g.inFlight < g.maxInFlight {
 		g.inFlight++
 		r.gw |= gwSlot
-		g.st.wait[classOf(w)].Add(0)
+		g.st.wait[s.reqClass(id)].Add(0)
 		return true
 	}
 	s.gwEnqueue(id, w, now)
@@ -340,7 +340,7 @@ func (s *Sim) gwReject(id int32, key *gwScope, reason int, retryAfter float64, i
 func (s *Sim) gwEnqueue(id int32, w *workload, now float64) {
 	g := s.gw
 	r := &s.reqs[id]
-	c := classOf(w)
+	c := s.reqClass(id)
 	t := w.gwT
 	r.state = stGwQueue
 	r.gwQueued = now
@@ -449,7 +449,7 @@ func (s *Sim) gwDispatch() {
 		}
 		g.st.queueLen--
 		s.ser.queue.Add(now, -1)
-		g.st.wait[classOf(s.wls[r.wl])].Add(now - r.gwQueued)
+		g.st.wait[s.reqClass(id)].Add(now - r.gwQueued)
 		g.inFlight++
 		r.gw |= gwSlot
 		s.route(id, s.interval(now))

@@ -28,9 +28,15 @@ import (
 // within a horizon (at most 366 days).
 const liveNever = 1e12
 
-// liveSlots is how many distinct shared prefixes each live workload keeps
-// cache state for; the least recently used one is reused past that.
-const liveSlots = 256
+// liveSlots is how many distinct shared prefixes a live session keeps
+// cache state for; the least recently used one is reused past that. Every
+// live workload (endpoint and key) is in one prefix group, so a prefix
+// cached through one key or endpoint is found through any other, as a
+// provider's organization-wide cache and a replica's prefix cache find it.
+const liveSlots = 1024
+
+// liveGroup is the prefix group of every live workload.
+const liveGroup = "live\x00"
 
 // maxLiveWorkloads bounds endpoints × identities.
 const maxLiveWorkloads = 10_000
@@ -58,6 +64,18 @@ type LiveRequest struct {
 	// its length (at most Input).
 	Prefix       uint64
 	PrefixTokens int
+	// Batch sends it to the provider's batch lane (its batch API): no rate
+	// limits, a turnaround drawn from the provider's batch model, the batch
+	// discount. Only a provider endpoint has one.
+	Batch bool
+	// Priority is its class, PriorityInteractive or PriorityBatch, in a
+	// gateway's fair queue and a cluster with order = "priority"; "" is the
+	// endpoint's default (that of the scenario's workload sent to it).
+	Priority string
+	// Content identifies the whole request (prompt and parameters) for a
+	// gateway's response cache: a request the gateway answered within its
+	// cache's TTL is answered from the cache (0: never cached).
+	Content uint64
 }
 
 // LimitLevel is one rate-limit dimension of one scope as it stands.
@@ -115,6 +133,9 @@ type LiveUsage struct {
 	CacheRead, CacheWrite     int
 	CostUSD                   float64
 	QueueWait, TTFT, Duration float64 // simulated seconds, from injection
+	// FromCache says the gateway's response cache answered it: no backend
+	// saw it and it cost nothing.
+	FromCache bool
 }
 
 // LiveRefusal says a request was refused or failed.
@@ -165,9 +186,10 @@ type liveWL struct {
 
 // liveReq is the driver's record of one request slot.
 type liveReq struct {
-	tag uint64
-	gen uint32
-	on  bool
+	tag  uint64
+	gen  uint32
+	on   bool
+	prio int8 // 0: the workload's priority; else classInteractive+1 or classBatch+1
 }
 
 // prefixSlots maps a live workload's prefixes to cache slots.
@@ -181,8 +203,9 @@ type prefixSlots struct {
 type liveState struct {
 	obs      LiveObserver
 	reqs     []liveReq
-	clus     []Ticket // requests sent to a cluster, for token progress
-	slots    []prefixSlots
+	clus     []Ticket      // requests sent to a cluster, for token progress
+	slots    prefixSlots   // shared by every live workload (one prefix group)
+	contents []prefixSlots // per live workload: its distinct requests in the gateway's response cache
 	useCount uint64
 }
 
@@ -220,6 +243,13 @@ func NewLive(cfg Config, obs LiveObserver) (*Live, error) {
 	for i := range cfg.Providers {
 		provs[cfg.Providers[i].Name] = &cfg.Providers[i]
 	}
+	// With a gateway's response cache, each live workload can repeat any
+	// of liveSlots distinct requests (Inject maps a request's content to
+	// one of them).
+	var repeats RepeatSpec
+	if g := cfg.Gateway; g.Enabled() && g.Cache.TTL > 0 {
+		repeats.Distinct = liveSlots
+	}
 	add := func(ep LiveEndpoint, idents []ident) error {
 		e := len(l.endpoints)
 		l.byEP = append(l.byEP, map[string]int{})
@@ -235,8 +265,8 @@ func NewLive(cfg Config, obs LiveObserver) (*Live, error) {
 			}
 			lc.Workloads = append(lc.Workloads, WorkloadSpec{Name: name, Route: ep.Name, Key: id.key, Tenant: tenant, GatewayKey: id.gwKey,
 				Demand: workloads.DemandSpec{Count: 1, At: liveNever},
-				Tokens: workloads.TokenSpec{Input: workloads.Fixed(1), Output: src.Tokens.Output, SharedPrefix: 1, Prefixes: liveSlots},
-				Client: ClientSpec{Retry: RetrySpec{Preset: "none"}}, SLO: src.SLO})
+				Tokens: workloads.TokenSpec{Input: workloads.Fixed(1), Output: src.Tokens.Output, SharedPrefix: 1, Prefixes: liveSlots, PrefixGroup: liveGroup},
+				Client: ClientSpec{Retry: RetrySpec{Preset: "none"}}, SLO: src.SLO, Priority: src.Priority, Repeats: repeats})
 			l.byEP[e][id.apiKey] = len(l.wls)
 			l.wls = append(l.wls, liveWL{endpoint: e, key: id.apiKey})
 			if id.apiKey != "" {
@@ -336,10 +366,7 @@ func NewLive(cfg Config, obs LiveObserver) (*Live, error) {
 	if err != nil {
 		return nil, fmt.Errorf("model: the scenario's live form: %w", err)
 	}
-	st := &liveState{obs: obs, slots: make([]prefixSlots, len(s.wls))}
-	for i := range st.slots {
-		st.slots[i] = prefixSlots{slot: map[uint64]int32{}, hash: make([]uint64, liveSlots), used: make([]uint64, liveSlots)}
-	}
+	st := &liveState{obs: obs, slots: newPrefixSlots(), contents: make([]prefixSlots, len(s.wls))}
 	s.driver = st
 	// The reference stepping keeps every sequence's token count current,
 	// which a live stream reads after each event; its results are those of
@@ -446,7 +473,19 @@ func (l *Live) Inject(q LiveRequest) (Ticket, error) {
 		return Ticket{}, fmt.Errorf("no live workload %d", q.Workload)
 	}
 	w := s.wls[q.Workload]
+	prio := int8(0)
+	switch q.Priority {
+	case "":
+	case PriorityInteractive:
+		prio = classInteractive + 1
+	case PriorityBatch:
+		prio = classBatch + 1
+	default:
+		return Ticket{}, fmt.Errorf("priority must be %q or %q, got %q", PriorityInteractive, PriorityBatch, q.Priority)
+	}
 	switch {
+	case q.Batch && (w.route != nil || w.targets[0].prov == nil):
+		return Ticket{}, fmt.Errorf("%s has no batch API: only a provider has a batch lane", w.targets[0].name)
 	case q.Input < 1 || q.Input > 1<<30:
 		return Ticket{}, fmt.Errorf("input must be from 1 to 2^30 tokens, got %d", q.Input)
 	case q.Output < 1 || q.Output > 1<<30:
@@ -467,7 +506,7 @@ func (l *Live) Inject(q LiveRequest) (Ticket, error) {
 	gen := r.gen + 1
 	slot, share := 0, 0
 	if q.Prefix != 0 && q.PrefixTokens > 0 {
-		if sl, ok := l.slotFor(q.Workload, q.Prefix); ok {
+		if sl, ok := l.slotFor(q.Prefix); ok {
 			slot, share = sl, q.PrefixTokens
 		}
 	}
@@ -477,7 +516,14 @@ func (l *Live) Inject(q LiveRequest) (Ticket, error) {
 	if r.output > r.maxTok {
 		r.output = r.maxTok
 	}
-	l.st.reqs[id] = liveReq{tag: q.Tag, gen: gen, on: true}
+	r.batch = q.Batch
+	if s.gw != nil && s.gw.cacheExp[w.idx] != nil {
+		r.content = -1 // not cacheable
+		if q.Content != 0 {
+			r.content = int32(l.contentSlot(w.idx, q.Content))
+		}
+	}
+	l.st.reqs[id] = liveReq{tag: q.Tag, gen: gen, on: true, prio: prio}
 	if w.targets[0].clus != nil || w.route != nil {
 		l.st.clus = append(l.st.clus, Ticket{ID: id, Gen: gen})
 	}
@@ -541,10 +587,10 @@ func (l *Live) Results() *Results {
 	return l.s.results(l.s.eng.Now() < l.s.cfg.Duration)
 }
 
-// slotFor maps a prefix to a cache slot of the workload, reusing the least
+// slotFor maps a prefix to a cache slot of the session, reusing the least
 // recently used slot that no running cluster sequence holds.
-func (l *Live) slotFor(wl int, h uint64) (int, bool) {
-	ps := &l.st.slots[wl]
+func (l *Live) slotFor(h uint64) (int, bool) {
+	ps := &l.st.slots
 	l.st.useCount++
 	if sl, ok := ps.slot[h]; ok {
 		ps.used[sl] = l.st.useCount
@@ -556,7 +602,7 @@ func (l *Live) slotFor(wl int, h uint64) (int, bool) {
 	}
 	sort.Slice(order, func(a, b int) bool { return ps.used[order[a]] < ps.used[order[b]] })
 	for _, sl := range order {
-		if ps.used[sl] != 0 && !l.releaseSlot(wl, sl) {
+		if ps.used[sl] != 0 && !l.releaseSlot(sl) {
 			continue
 		}
 		if ps.used[sl] != 0 {
@@ -570,11 +616,55 @@ func (l *Live) slotFor(wl int, h uint64) (int, bool) {
 	return 0, false // every slot is held by a running sequence: no caching
 }
 
+// newPrefixSlots is an empty slot table of liveSlots slots.
+func newPrefixSlots() prefixSlots {
+	return prefixSlots{slot: map[uint64]int32{}, hash: make([]uint64, liveSlots), used: make([]uint64, liveSlots)}
+}
+
+// contentSlot maps a request's content to one of its workload's distinct
+// requests in the gateway's response cache, reusing the least recently
+// used one (whose cached answer is forgotten) past liveSlots.
+func (l *Live) contentSlot(wl int, h uint64) int {
+	ps := &l.st.contents[wl]
+	if ps.slot == nil {
+		*ps = newPrefixSlots()
+	}
+	l.st.useCount++
+	if sl, ok := ps.slot[h]; ok {
+		ps.used[sl] = l.st.useCount
+		return int(sl)
+	}
+	sl := 0
+	for i := range ps.used {
+		if ps.used[i] < ps.used[sl] {
+			sl = i
+		}
+	}
+	if ps.used[sl] != 0 {
+		delete(ps.slot, ps.hash[sl])
+		l.s.gw.cacheExp[wl][sl] = math.Inf(-1)
+	}
+	ps.slot[h], ps.hash[sl], ps.used[sl] = int32(sl), h, l.st.useCount
+	return sl
+}
+
+// classOf is a request's fair-queue class: the one a live request chose,
+// else its workload's.
+func (st *liveState) classOf(id int32) (int, bool) {
+	if int(id) < len(st.reqs) {
+		if p := st.reqs[id].prio; p > 0 {
+			return int(p - 1), true
+		}
+	}
+	return 0, false
+}
+
 // releaseSlot forgets what providers and clusters cached under a slot; it
 // fails if a running cluster sequence holds it.
-func (l *Live) releaseSlot(wl, sl int) bool {
+func (l *Live) releaseSlot(sl int) bool {
 	s := l.s
-	key := int64(wl)<<24 | int64(sl)
+	g := int(s.wls[0].cacheGroup)
+	key := int64(g)<<24 | int64(sl)
 	for _, c := range s.clus {
 		for _, rep := range c.replicas {
 			if e := rep.prefixes[key]; e != nil && e.refs > 0 {
@@ -591,7 +681,7 @@ func (l *Live) releaseSlot(wl, sl int) bool {
 		}
 	}
 	for _, p := range s.provs {
-		if c := p.cache[wl]; sl < len(c) {
+		if c := p.cache[g]; sl < len(c) {
 			c[sl] = math.Inf(-1)
 		}
 	}
@@ -630,7 +720,8 @@ func (st *liveState) done(s *Sim, id int32, t *tokenTally) {
 	r := &s.reqs[id]
 	now := s.eng.Now()
 	u := LiveUsage{At: now, Backend: s.tgt(r).name, Input: int(r.input), Output: int(r.output), CacheRead: int(t.read), CacheWrite: int(t.write),
-		CostUSD: t.costIn + t.costW + t.costR + t.costOut, QueueWait: r.admitted - r.arrival, TTFT: r.admitted + r.ttftSvc - r.arrival, Duration: now - r.arrival}
+		CostUSD: t.costIn + t.costW + t.costR + t.costOut, QueueWait: r.admitted - r.arrival, TTFT: r.admitted + r.ttftSvc - r.arrival, Duration: now - r.arrival,
+		FromCache: t.input == 0} // a served request's tally has its input (at least 1); a cache hit's is empty
 	st.obs.Completed(lr.tag, &u)
 }
 

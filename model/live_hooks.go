@@ -52,3 +52,14 @@ func (s *Sim) observeFail(id int32, reason int) {
 		s.driver.failed(s, id, reason)
 	}
 }
+
+// reqClass is a request's priority class: a live request's own when it
+// chose one, else its workload's.
+func (s *Sim) reqClass(id int32) int {
+	if s.driver != nil {
+		if c, ok := s.driver.classOf(id); ok {
+			return c
+		}
+	}
+	return classOf(s.wls[s.reqs[id].wl])
+}

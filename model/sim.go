@@ -114,6 +114,10 @@ type workload struct {
 	slo           [3]float64
 	stats         *groupStats
 	win           *windowStats // per-window figures (Config.Window), or nil
+
+	// cacheGroup is the workload whose prompt-cache and prefix-cache
+	// entries this one shares (itself, or the first of its prefix_group).
+	cacheGroup int32
 }
 
 // Sim is one scenario wired for one run.
@@ -340,17 +344,7 @@ func Build(cfg Config) (*Sim, error) {
 		w.slo = [3]float64{float64(spec.SLO.TTFT), float64(spec.SLO.TPOT), float64(spec.SLO.E2E)}
 		w.stats = newGroupStats()
 		w.win = newWindowStats(s.cfg.Window, s.cfg.Duration)
-		prefixes := spec.Tokens.Prefixes
-		if prefixes < 1 {
-			prefixes = 1
-		}
-		for _, p := range s.provs {
-			c := make([]float64, prefixes)
-			for j := range c {
-				c[j] = math.Inf(-1)
-			}
-			p.cache[i] = c
-		}
+		s.setCacheGroup(w)
 		s.wls = append(s.wls, w)
 	}
 	return s, nil

@@ -139,7 +139,7 @@ func (w *WorkloadSpec) validateTrace() error {
 		return &workloads.FieldError{Key: "tokens.input", Msg: "does not apply to a trace: each request has its record's prompt tokens"}
 	case !t.Output.IsZero():
 		return &workloads.FieldError{Key: "tokens.output", Msg: "does not apply to a trace: each request has its record's output tokens (tokens.max_tokens caps them)"}
-	case t.SharedPrefix != 0 || t.Prefixes != 0:
+	case t.SharedPrefix != 0 || t.Prefixes != 0 || t.PrefixGroup != "":
 		return &workloads.FieldError{Key: "tokens.shared_prefix", Msg: "does not apply to a trace: shared prefixes come from its block hashes, session ids or prefix ids (see demand.trace.columns)"}
 	case t.MaxTokens < 0 || t.MaxTokens > 10_000_000:
 		return &workloads.FieldError{Key: "tokens.max_tokens", Msg: fmt.Sprintf("must be between 0 (the backend's default) and 10000000, got %d", t.MaxTokens)}

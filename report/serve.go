@@ -52,6 +52,12 @@ func WriteServeBanner(w io.Writer, b ServeBanner) error {
 		return err
 	}
 	fmt.Fprintf(w, "  or use %s/v1 (OpenAI) or %s (Anthropic) and name the endpoint as the model\n", b.URL, b.URL)
+	for _, e := range b.Endpoints {
+		if e.Kind == "provider" {
+			fmt.Fprintf(w, "  batch lane (providers): OpenAI's Batch API (%s/v1/files, /v1/batches) and Anthropic's Message Batches (%s/v1/messages/batches)\n", b.URL, b.URL)
+			break
+		}
+	}
 	fmt.Fprintf(w, "  metrics: %s/metrics", b.URL)
 	if b.LogPath != "" {
 		fmt.Fprintf(w, " · request log: %s", b.LogPath)

@@ -20,6 +20,10 @@ type TokenSpec struct {
 	MaxTokens    int  `toml:"max_tokens" unit:"tokens" range:"[0,1073741824]" default:"0: none given (the provider's max_output applies)" doc:"the output cap the client sends; also what reserve = \"max_tokens\" and a gateway charge at admission"`
 	SharedPrefix int  `toml:"shared_prefix" unit:"tokens" range:"[0,1073741824]" default:"0" doc:"leading prompt tokens identical across requests (the system prompt), which a provider or prefix cache may reuse"`
 	Prefixes     int  `toml:"prefixes" range:"[0,16777216]" default:"1" doc:"number of distinct shared prefixes; each request picks one uniformly (> 1 needs shared_prefix)"`
+	// PrefixGroup names the shared prefixes: workloads naming the same
+	// group send the same ones (one application through several keys or
+	// routes), so prompt and prefix caches share their entries.
+	PrefixGroup string `toml:"prefix_group" default:"the workload's own prefixes" doc:"workloads naming the same group send the same shared prefixes, so caches share their entries across them (providers scope caches to the organization, not the key)"`
 }
 
 // Validate checks both distributions and the integer settings. Errors are
@@ -39,6 +43,9 @@ func (t *TokenSpec) Validate() error {
 	}
 	if err := t.Output.Validate(); err != nil {
 		return Prefix("output", err)
+	}
+	if t.PrefixGroup != "" && t.SharedPrefix == 0 {
+		return fieldErrorf("prefix_group", "names the shared prefixes, but shared_prefix is 0; set shared_prefix to their length")
 	}
 	if t.Prefixes > 1 && t.SharedPrefix == 0 {
 		return fieldErrorf("prefixes", "is %d but shared_prefix is 0; set shared_prefix to the prefix length", t.Prefixes)

@@ -31,6 +31,8 @@
 //   - genai-perf and AIPerf: time_to_first_token and request_latency as
 //     above; inter_token_latency is (request_latency − ttft) /
 //     (output − 1), the TPOT above. Times are in milliseconds.
+//   - genai-perf's raw profile_export.json (perf_analyzer's timestamps):
+//     converted per request as genai-perf does (perfanalyzer.go).
 package loadtest
 
 import (
@@ -91,6 +93,11 @@ type Level struct {
 	Requests []Request
 	// Notes say which of the tool's figures were converted and how.
 	Notes []string
+
+	// estIn and estOut say that every request's input or output tokens
+	// were estimated (genai-perf's raw export without usage), so that
+	// genai-perf's own means can correct them (pairGenAIPerf).
+	estIn, estOut bool
 }
 
 // Error is a problem with a load-test file, at a line when Line > 0.

@@ -123,6 +123,95 @@ func TestGenAIPerfAndAIPerf(t *testing.T) {
 	near(t, "record TPOT", r.Requests[0].TPOT, 1.0/100, 1e-9)
 }
 
+// TestPerfAnalyzerExport: genai-perf's raw profile_export.json converted
+// as genai-perf defines its metrics: responses without text (the role
+// chunk, a usage-only chunk, [DONE]) dropped, TTFT the first response with
+// text, E2E the last, a request with none skipped; tokens from the
+// server's usage when reported, else one per streamed text response and
+// one per four bytes of prompt.
+func TestPerfAnalyzerExport(t *testing.T) {
+	l := read1(t, "testdata/profile_export.json", "")
+	if l.Tool != ToolGenAI || l.Concurrency != 2 || l.Label != "concurrency 2" || len(l.Requests) != 3 {
+		t.Fatalf("%+v", l)
+	}
+	want := []struct {
+		in, out         int
+		ttft, e2e, tpot float64
+	}{
+		{100, 4, 0.2, 0.22, 0.02 / 3}, // 400 bytes; Hello, world, and two merged events
+		{812, 5, 0.3, 0.32, 0.02 / 4}, // the server's usage; the usage-only chunk is no token
+		{10, 2, 0.15, 0.2, 0.05},      // a text part of 40 bytes
+	}
+	for i, w := range want {
+		r := l.Requests[i]
+		if r.Input != w.in || r.Output != w.out {
+			t.Errorf("request %d: %d in, %d out; want %d, %d", i, r.Input, r.Output, w.in, w.out)
+		}
+		near(t, fmt.Sprintf("request %d TTFT", i), r.TTFT, w.ttft, 1e-9)
+		near(t, fmt.Sprintf("request %d E2E", i), r.E2E, w.e2e, 1e-9)
+		near(t, fmt.Sprintf("request %d TPOT", i), r.TPOT, w.tpot, 1e-9)
+	}
+	near(t, "duration", l.DurationS, 2.7, 1e-9)
+	near(t, "throughput", l.Throughput, 3/2.7, 1e-9)
+	notes := strings.Join(l.Notes, " ")
+	for _, w := range []string{"2 requests' output tokens counted as their streamed responses", "2 requests' input tokens estimated", "1 request(s) with no response text skipped"} {
+		if !strings.Contains(notes, w) {
+			t.Errorf("notes lack %q: %v", w, l.Notes)
+		}
+	}
+	// Triton's responses are text_output pieces.
+	tri := `{"service_kind": "triton", "experiments": [{"experiment": {"mode": "request_rate", "value": 4}, "requests": [
+{"timestamp": 0, "request_inputs": {"text_input": "abcdefgh"}, "response_timestamps": [100000000, 150000000, 200000000],
+ "response_outputs": [{"text_output": "a"}, {"text_output": ""}, {"text_output": "b"}]}]}]}`
+	p := filepath.Join(t.TempDir(), "profile_export.json")
+	os.WriteFile(p, []byte(tri), 0o644)
+	tl := read1(t, p, ToolGenAI)
+	if tl.Rate != 4 || len(tl.Requests) != 1 || tl.Requests[0].Input != 2 || tl.Requests[0].Output != 2 {
+		t.Fatalf("triton: %+v", tl)
+	}
+	near(t, "triton E2E", tl.Requests[0].E2E, 0.2, 1e-9)
+}
+
+// TestPerfAnalyzerPairedWithSummary: genai-perf's summary beside its raw
+// export corrects the estimated token counts to genai-perf's own means
+// (its tokenizer's), and is not read as a second level.
+func TestPerfAnalyzerPairedWithSummary(t *testing.T) {
+	dir := t.TempDir()
+	req := func(ts int64, prompt string, n int) string {
+		var times, outs []string
+		for k := 0; k < n; k++ {
+			times = append(times, fmt.Sprint(ts+int64(100+10*k)*1e6))
+			outs = append(outs, `{"response": "data: {\"object\":\"chat.completion.chunk\",\"choices\":[{\"delta\":{\"content\":\"ab\"}}]}\n\n"}`)
+		}
+		payload, _ := json.Marshal(map[string]any{"messages": []any{map[string]any{"role": "user", "content": prompt}}})
+		pl, _ := json.Marshal(string(payload))
+		return fmt.Sprintf(`{"timestamp": %d, "request_inputs": {"payload": %s}, "response_timestamps": [%s], "response_outputs": [%s]}`,
+			ts, pl, strings.Join(times, ","), strings.Join(outs, ","))
+	}
+	export := fmt.Sprintf(`{"service_kind": "openai", "endpoint": "v1/chat/completions", "experiments": [{"experiment": {"mode": "concurrency", "value": 4}, "requests": [%s, %s]}]}`,
+		req(0, strings.Repeat("x", 400), 3), req(1e9, strings.Repeat("y", 1200), 5))
+	os.WriteFile(filepath.Join(dir, "profile_export.json"), []byte(export), 0o644)
+	summary, _ := os.ReadFile("testdata/profile_export_genai_perf.json") // concurrency 4, input 2000, output 151 on average
+	os.WriteFile(filepath.Join(dir, "profile_export_genai_perf.json"), summary, 0o644)
+	ls, err := ReadFiles([]string{filepath.Join(dir, "profile_export.json"), filepath.Join(dir, "profile_export_genai_perf.json")}, "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(ls) != 1 {
+		t.Fatalf("%d levels, want the export alone", len(ls))
+	}
+	l := ls[0]
+	// Estimates 100 and 300 input tokens (mean 200) scaled ×10; outputs 3
+	// and 5 (mean 4) scaled ×151/4.
+	if l.Requests[0].Input != 1000 || l.Requests[1].Input != 3000 || l.Requests[0].Output != 113 || l.Requests[1].Output != 189 {
+		t.Fatalf("requests %+v", l.Requests)
+	}
+	near(t, "TPOT", l.Requests[0].TPOT, 0.02/112, 1e-12)
+	if !strings.Contains(strings.Join(l.Notes, " "), "scaled to genai-perf's own means") {
+		t.Errorf("notes %v", l.Notes)
+	}
+}
+
 // synthRequests draws requests from a known hosted latency model.
 func synthRequests(n int, seed uint64) []Request {
 	r := rand.New(rand.NewPCG(seed, 3))
@@ -246,6 +335,15 @@ func TestLoadTestErrors(t *testing.T) {
 		{"l.json", `[{"ttft_s": 1, "end_to_end_latency_s": 0.5, "number_input_tokens": 1, "number_output_tokens": 1, "error_code": null}]`, "[0].end_to_end_latency_s: 0.5 s"},
 		{"a.jsonl", "{\"metadata\": {}, \"metrics\": {}, \"error\": null}\n{\"metadata\": {}, \"metrics\": {}, \"error\": null}\n", "a.jsonl:1: metrics.time_to_first_token: missing"},
 		{"gp.json", `{"time_to_first_token": {"unit": "minutes", "avg": 1}}`, `time_to_first_token.unit: unit "minutes"`},
+		{"pa.json", "{\"experiments\": [{\"requests\": [\n{\"timestamp\": 10, \"request_inputs\": {}, \"response_timestamps\": [5], \"response_outputs\": [{\"response\": \"\"}]}]}]}",
+			"pa.json:2: experiments[0].requests[0].response_timestamps[0]: expected a time in nanoseconds, not before the request's"},
+		{"pa2.json", `{"experiments": [{"requests": [{"timestamp": 1, "request_inputs": {}, "response_timestamps": [5, 6], "response_outputs": [{"response": ""}]}]}]}`,
+			"experiments[0].requests[0].response_outputs: expected a list of 2 responses"},
+		{"pa3.json", `{"experiments": [{"requests": [{"timestamp": 1, "request_inputs": {"payload": "{\"prompt\": \"hi\"}"}, "response_timestamps": [5], "response_outputs": [{"response": "data: {\"choices\":[{\"delta\":{\"content\":\"x\"}}]}"}]}]}]}`,
+			"every request had a single response, so the time to the first token is unknown: run genai-perf with --streaming"},
+		{"pa4.json", `{"service_kind": "grpc", "experiments": []}`, `service_kind: "grpc": expected openai or triton`},
+		{"pa5.json", `{"experiments": [{"requests": [{"timestamp": 1, "request_inputs": {}, "response_timestamps": [5], "response_outputs": [{"response": "data: {nope"}]}]}]}`,
+			"response_outputs[0]: an event is not an OpenAI response"},
 	}
 	for _, c := range cases {
 		p := filepath.Join(t.TempDir(), c.name)
@@ -262,7 +360,7 @@ func TestLoadTestErrors(t *testing.T) {
 }
 
 func FuzzLoadTestParse(f *testing.F) {
-	for _, p := range []string{"vllm_rate4.json", "vllm_inf.json", "guidellm_report.json", "llmperf-c2_summary.json", "llmperf-c2_individual_responses.json", "profile_export_genai_perf.json", "aiperf_records.jsonl"} {
+	for _, p := range []string{"vllm_rate4.json", "vllm_inf.json", "guidellm_report.json", "llmperf-c2_summary.json", "llmperf-c2_individual_responses.json", "profile_export_genai_perf.json", "aiperf_records.jsonl", "profile_export.json"} {
 		b, err := os.ReadFile(filepath.Join("testdata", p))
 		if err != nil {
 			f.Fatal(err)

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"path/filepath"
 	"strings"
 )
 
@@ -24,7 +25,15 @@ func ReadFiles(paths []string, tool string) ([]Level, error) {
 	}
 	var out []Level
 	seen := map[string]bool{}
+	given := map[string]bool{}
 	for _, p := range paths {
+		given[filepath.Clean(p)] = true
+	}
+	for _, p := range paths {
+		// genai-perf's summary beside its raw export is read with it.
+		if filepath.Base(p) == genaiSummaryName && given[filepath.Join(filepath.Dir(p), "profile_export.json")] {
+			continue
+		}
 		if base := llmperfBase(p); base != "" {
 			if seen[base] {
 				continue
@@ -51,7 +60,11 @@ func Read(path, tool string) ([]Level, error) {
 	if err != nil {
 		return nil, &Error{File: path, Msg: err.Error()}
 	}
-	return parse(path, b, tool)
+	ls, err := parse(path, b, tool)
+	if err == nil {
+		pairGenAIPerf(path, ls)
+	}
+	return ls, err
 }
 
 // parse reads a result file's bytes.
@@ -85,6 +98,8 @@ func parse(path string, b []byte, tool string) ([]Level, error) {
 		return readGuideLLM(d, m)
 	case kindLLMPerfSummary:
 		return readLLMPerfRun(d, m, nil)
+	case kindPerfAnalyzer:
+		return readPerfAnalyzerExport(d, m)
 	default:
 		return readGenAIPerf(d, m)
 	}
@@ -98,6 +113,7 @@ const (
 	kindLLMPerfRows
 	kindGenAIPerf
 	kindAIPerfRecords
+	kindPerfAnalyzer
 )
 
 var kindWords = map[int]string{
@@ -107,6 +123,7 @@ var kindWords = map[int]string{
 	kindLLMPerfRows:    "LLMPerf individual responses",
 	kindGenAIPerf:      "a genai-perf profile export",
 	kindAIPerfRecords:  "AIPerf per-request records",
+	kindPerfAnalyzer:   "genai-perf's raw profile_export.json (perf_analyzer's per-request timestamps)",
 }
 
 func toolOf(kind int) string {
@@ -165,6 +182,8 @@ func detect(d *doc) (int, error) {
 		return kindGenAIPerf, nil
 	case has("metrics") && has("metadata"):
 		return kindAIPerfRecords, nil
+	case has("experiments"):
+		return kindPerfAnalyzer, nil
 	}
 	var keys []string
 	for k := range m {
@@ -173,5 +192,5 @@ func detect(d *doc) (int, error) {
 			break
 		}
 	}
-	return 0, &Error{File: d.file, Msg: fmt.Sprintf("cannot tell which load tester wrote it (keys %s…); expected vllm bench serve --save-result JSON, a GuideLLM report, LLMPerf's summary or individual responses, or a genai-perf profile export", strings.Join(keys, ", "))}
+	return 0, &Error{File: d.file, Msg: fmt.Sprintf("cannot tell which load tester wrote it (keys %s…); expected vllm bench serve --save-result JSON, a GuideLLM report, LLMPerf's summary or individual responses, or a genai-perf profile export (its summary or the raw profile_export.json)", strings.Join(keys, ", "))}
 }

@@ -23,6 +23,7 @@ demand = { rate = 1 }
 [[provider]]
 name = "sonnet"
 latency = { ttft = { base = "0.1s" }, tpot = { base = "2ms" } }
+batch = { turnaround = "2s" }
 
 [[provider]]
 name = "tight"
@@ -62,11 +63,12 @@ func TestNodeSDKs(t *testing.T) {
 		Chat, ChatStream, Responses, Messages string
 		RetryAfter, Remaining                 string
 		RetriedMs                             float64
+		Batches                               int
 	}
 	if err := json.Unmarshal(out, &got); err != nil {
 		t.Fatalf("output %q: %v", out, err)
 	}
-	if textTokens(got.Chat) != 8 || textTokens(got.ChatStream) != 12 || got.Messages == "" {
+	if textTokens(got.Chat) != 8 || textTokens(got.ChatStream) != 12 || got.Messages == "" || got.Batches != 3 {
 		t.Fatalf("answers %+v", got)
 	}
 	// The bucket refills one request a second: 250 ms at 4x, for the

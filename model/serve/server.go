@@ -76,6 +76,7 @@ type Server struct {
 	once    sync.Once
 	started atomic.Bool
 	seed    uint64
+	batches *batchStore
 }
 
 // New builds a live server for a scenario configuration.
@@ -83,7 +84,7 @@ func New(cfg model.Config, o Options) (*Server, error) {
 	if err := o.defaults(); err != nil {
 		return nil, err
 	}
-	s := &Server{opts: o, byName: map[string]int{}, byModel: map[string][]int{}, seed: cfg.Seed}
+	s := &Server{opts: o, byName: map[string]int{}, byModel: map[string][]int{}, seed: cfg.Seed, batches: newBatchStore()}
 	d := &driver{cmds: make(chan command, 4096), streams: map[uint64]*stream{}, tickets: map[uint64]model.Ticket{},
 		quit: make(chan struct{}), stopped: make(chan struct{}), horizon: make(chan struct{})}
 	live, err := model.NewLive(cfg, d)
@@ -107,6 +108,7 @@ func New(cfg model.Config, o Options) (*Server, error) {
 	s.mux.HandleFunc("GET /v1/models", s.models)
 	s.mux.HandleFunc("GET /{endpoint}/v1/models", s.models)
 	s.mux.Handle("GET /metrics", promhttp.HandlerFor(s.m.reg, promhttp.HandlerOpts{}))
+	s.routeBatches()
 	s.mux.HandleFunc("GET /healthz", func(w http.ResponseWriter, _ *http.Request) { io.WriteString(w, "ok\n") })
 	return s, nil
 }
@@ -312,6 +314,9 @@ type request struct {
 	status   int
 	reason   string
 	t0       time.Time
+	priority string // x-headroom-priority, "" for the endpoint's default
+	cached   bool   // answered from the gateway's response cache
+	batchWL  int    // a batch request's live workload
 }
 
 func (s *Server) handle(w http.ResponseWriter, r *http.Request) {
@@ -365,6 +370,13 @@ func (s *Server) handle(w http.ResponseWriter, r *http.Request) {
 	}
 	if p.maxTokens > ep.MaxOutput {
 		q.fail(badRequest("max_tokens", "max_tokens is too large: %d. %s supports at most %d output tokens", p.maxTokens, ep.Name, ep.MaxOutput))
+		return
+	}
+	switch h := strings.ToLower(strings.TrimSpace(r.Header.Get("X-Headroom-Priority"))); h {
+	case "", model.PriorityInteractive, model.PriorityBatch:
+		q.priority = h
+	default:
+		q.fail(badRequest("", "x-headroom-priority must be %q or %q, got %q", model.PriorityInteractive, model.PriorityBatch, h))
 		return
 	}
 	if aerr := q.plan(ep); aerr != nil {
@@ -443,7 +455,7 @@ func (q *request) run(wl int, tag uint64, ep *model.LiveEndpoint) {
 	s := q.s
 	st := newStream(tag)
 	lr := &model.LiveRequest{Workload: wl, Tag: tag, Input: q.p.input, Output: q.a.tokens, MaxTokens: q.p.maxTokens,
-		Prefix: q.p.prefixHash ^ hashOf(ep.Name), PrefixTokens: q.p.prefixTokens}
+		Prefix: q.p.prefixHash ^ hashOf(ep.Name), PrefixTokens: q.p.prefixTokens, Priority: q.priority, Content: q.content(ep)}
 	if q.p.prefixHash == 0 {
 		lr.Prefix = 0
 	}
@@ -517,6 +529,13 @@ func (q *request) run(wl int, tag uint64, ep *model.LiveEndpoint) {
 	}
 }
 
+// content identifies the whole request for a gateway's response cache:
+// the prompt (which also decides the answer), its parameters, the API and
+// the endpoint; never 0.
+func (q *request) content(ep *model.LiveEndpoint) uint64 {
+	return (q.p.seed ^ hashOf(ep.Name, q.api.String(), strconv.Itoa(q.p.maxTokens), strings.Join(q.p.stops, "\x00"))) | 1
+}
+
 // tokenTime is when token i of n comes: the first at FirstToken, the last
 // at Done, evenly between (the model's constant TPOT of one request).
 func tokenTime(st *model.LiveStart, i, n int) float64 {
@@ -573,6 +592,9 @@ func (q *request) flush() error {
 // complete answers a completed request.
 func (q *request) complete(u *model.LiveUsage, start *model.LiveStart, sent *int) {
 	s := q.s
+	if u.FromCache && !q.began {
+		q.w.Header().Set("X-Headroom-Cache", "hit")
+	}
 	if q.p.stream {
 		if !q.began {
 			q.begin(start)
@@ -595,7 +617,7 @@ func (q *request) complete(u *model.LiveUsage, start *model.LiveStart, sent *int
 		}
 		q.writeJSON(200, q.shape.body(&q.a, u))
 	}
-	q.status = 200
+	q.status, q.cached = 200, u.FromCache
 	s.m.record(q.endpoint, q.api, 200)
 	s.m.completed(q.endpoint, u, time.Since(s.d.clock.Wall(u.At)))
 	q.logLine(u)
@@ -690,6 +712,12 @@ func (q *request) logLine(u *model.LiveUsage) {
 	}
 	if q.reason != "" {
 		attrs = append(attrs, slog.String("reason", q.reason))
+	}
+	if q.priority != "" {
+		attrs = append(attrs, slog.String("priority", q.priority))
+	}
+	if q.cached {
+		attrs = append(attrs, slog.Bool("response_cache_hit", true))
 	}
 	if u != nil {
 		attrs = append(attrs, slog.Float64("sim_s", u.At), slog.Int("output_tokens", u.Output), slog.Int("cache_read", u.CacheRead),

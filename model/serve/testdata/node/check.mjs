@@ -71,4 +71,34 @@ for (let i = 0; i < 5; i++) {
 }
 await anthropic.messages.create({ model: "tight", max_tokens: 2, messages: [{ role: "user", content: "x" }] });
 out.retriedMs = Date.now() - t0;
+
+// Batches on the batch lane: OpenAI's Batch API and Anthropic's Message
+// Batches, polled until they end (a 2 s turnaround, 0.5 s at 4x).
+const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
+const until = async (get, done, what) => {
+  for (let i = 0; i < 100; i++) {
+    const b = await get();
+    if (done(b)) return b;
+    await sleep(100);
+  }
+  fail(what + " did not end");
+};
+const lines = [0, 1].map((i) => JSON.stringify({ custom_id: "q" + i, method: "POST", url: "/v1/chat/completions",
+  body: { model: "sonnet", max_tokens: 4, messages: [{ role: "user", content: "question " + i }] } })).join("\n") + "\n";
+const file = await openai.files.create({ file: new File([lines], "in.jsonl", { type: "application/jsonl" }), purpose: "batch" });
+let batch = await openai.batches.create({ input_file_id: file.id, endpoint: "/v1/chat/completions", completion_window: "24h" });
+batch = await until(() => openai.batches.retrieve(batch.id), (b) => b.status === "completed", "the OpenAI batch");
+expect(batch.request_counts.completed === 2 && batch.output_file_id, "OpenAI batch: " + JSON.stringify(batch));
+const outLines = (await (await openai.files.content(batch.output_file_id)).text()).trim().split("\n").map((l) => JSON.parse(l));
+expect(outLines.length === 2 && outLines.every((l) => l.response.status_code === 200 && l.response.body.usage.completion_tokens === 4),
+  "OpenAI batch output: " + JSON.stringify(outLines));
+let mb = await anthropic.messages.batches.create({ requests: [{ custom_id: "a", params: { model: "sonnet", max_tokens: 3,
+  messages: [{ role: "user", content: "hello" }] } }] });
+mb = await until(() => anthropic.messages.batches.retrieve(mb.id), (b) => b.processing_status === "ended", "the Anthropic batch");
+let results = 0;
+for await (const r of await anthropic.messages.batches.results(mb.id)) {
+  expect(r.result.type === "succeeded" && r.result.message.usage.output_tokens === 3, "Anthropic batch result: " + JSON.stringify(r));
+  results++;
+}
+out.batches = outLines.length + results;
 console.log(JSON.stringify(out));
