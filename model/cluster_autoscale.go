@@ -345,7 +345,12 @@ func (s *Sim) markSpill(id int32) {
 		}
 	}
 	if spill {
-		w.route.stats.ScaleUpSpill++
+		st := &w.route.stats
+		st.ScaleUpSpill++
+		if st.ScaleUpSpillSeries == nil {
+			st.ScaleUpSpillSeries, st.ScaleUpSpillCostSeries = make([]int64, s.nInt), make([]float64, s.nInt)
+		}
+		st.ScaleUpSpillSeries[s.interval(s.eng.Now())]++
 	}
 	if rt := w.route; rt != nil && (spill || int(id) < len(rt.spill)) {
 		for int(id) >= len(rt.spill) {
@@ -362,6 +367,8 @@ func (s *Sim) spillDone(id int32, t *tokenTally) {
 		return
 	}
 	rt.spill[id] = false
+	cost := t.costIn + t.costW + t.costR + t.costOut
 	rt.stats.ScaleUpSpillCompleted++
-	rt.stats.ScaleUpSpillCostUSD += t.costIn + t.costW + t.costR + t.costOut
+	rt.stats.ScaleUpSpillCostUSD += cost
+	rt.stats.ScaleUpSpillCostSeries[s.interval(s.eng.Now())] += cost
 }
