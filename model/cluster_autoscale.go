@@ -37,6 +37,7 @@ type autoscaler struct {
 	lastAct               float64
 	lastT                 float64
 	cumWait, cumRun       float64
+	cumKVQ                float64 // a decode pool's: the wait for its KV blocks
 	cumBusy, cumKV        float64
 	arrivals              int64
 	rec                   int // latest recommendation
@@ -256,6 +257,9 @@ func (s *Sim) asMetric(c *cluster, now float64) float64 {
 		return d / p
 	}
 	wait := avg(&c.cs.waitG, &a.cumWait)
+	if c.isDecodePool() {
+		wait += avg(&c.pd.other.pd.kvqG, &a.cumKVQ) // prefilled, waiting for its blocks
+	}
 	run := avg(&c.cs.batchG, &a.cumRun)
 	busy := avg(&c.cs.busyG, &a.cumBusy)
 	kv := 0.0

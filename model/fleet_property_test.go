@@ -69,6 +69,26 @@ func genFleet(t *rapid.T, cl *ClusterSpec) {
 		}
 		cl.Transfer = TransferSpec{BandwidthGBs: rapid.SampledFrom([]float64{0.5, 50, 1e6}).Draw(t, "fleet.bw"),
 			Latency: workloads.Duration(rapid.SampledFrom([]float64{0, 0.001}).Draw(t, "fleet.lat")), BytesPerToken: 131072}
+		for _, p := range []struct {
+			pool  *PoolSpec
+			floor int // the decode pool keeps a replica
+		}{{cl.Prefill, 0}, {cl.Decode, 1}} {
+			if !rapid.Bool().Draw(t, "fleet.poolas?") {
+				continue
+			}
+			mx := rapid.IntRange(p.pool.Replicas, 3).Draw(t, "fleet.poolmax")
+			metric := rapid.SampledFrom([]string{MetricWaiting, MetricKVUse, MetricRunning, MetricUtilization, MetricArrivalRate}).Draw(t, "fleet.poolmetric")
+			target := rapid.Float64Range(0.05, 1).Draw(t, "fleet.pooltarget")
+			if metric != MetricKVUse && metric != MetricUtilization {
+				target *= 10
+			}
+			down := workloads.Duration(rapid.SampledFrom([]float64{0, 15}).Draw(t, "fleet.pooldown"))
+			p.pool.Autoscale = &AutoscaleSpec{Metric: metric, Target: target, Max: mx, Min: ptr(rapid.IntRange(p.floor, p.pool.Replicas).Draw(t, "fleet.poolmin")),
+				Period:       workloads.Duration(rapid.SampledFrom([]float64{1, 5}).Draw(t, "fleet.poolperiod")),
+				DownWindow:   &down,
+				Provisioning: workloads.Duration(rapid.SampledFrom([]float64{0, 5}).Draw(t, "fleet.poolprov")),
+				ModelLoad:    workloads.Duration(rapid.SampledFrom([]float64{0, 2}).Draw(t, "fleet.poolload"))}
+		}
 	}
 }
 
@@ -261,9 +281,10 @@ func spansComparable(cl *ClusterSpec) bool {
 	return len(cl.Schedule) == 0 && cl.Autoscale == nil && cl.Replicas == 1 || onePerPool(cl) && cl.Decode.GPU != ""
 }
 
-// onePerPool reports whether a cluster has pools of one replica each.
+// onePerPool reports whether a cluster has pools of one replica each,
+// never more (no autoscaler).
 func onePerPool(cl *ClusterSpec) bool {
-	return cl.Prefill != nil && cl.Prefill.Replicas == 1 && cl.Decode.Replicas == 1
+	return cl.Prefill != nil && cl.Prefill.Replicas == 1 && cl.Decode.Replicas == 1 && cl.Prefill.Autoscale == nil && cl.Decode.Autoscale == nil
 }
 
 func TestFleetKeysInGenConfig(t *testing.T) {

@@ -64,7 +64,7 @@ func TestFleetValidation(t *testing.T) {
 			c.Transfer = TransferSpec{BandwidthGBs: 10, BytesPerToken: 1000}
 			c.Failures = []FailureSpec{{Duration: 10}}
 		}},
-		{"pools autoscaled", "autoscale", "not autoscaled", func(c *ClusterSpec) {
+		{"pools autoscaled", "autoscale", "autoscaled each on its own", func(c *ClusterSpec) {
 			c.Replicas = 0
 			c.Prefill, c.Decode = &PoolSpec{Replicas: 1}, &PoolSpec{Replicas: 1}
 			c.Transfer = TransferSpec{BandwidthGBs: 10, BytesPerToken: 1000}
