@@ -319,6 +319,11 @@ type RouteResult struct {
 	ScaleUpSpill          int64   `json:"scale_up_spill,omitempty"`
 	ScaleUpSpillCompleted int64   `json:"scale_up_spill_completed,omitempty"`
 	ScaleUpSpillCostUSD   float64 `json:"scale_up_spill_cost_usd,omitempty"`
+	// ScaleUpSpillSeries counts the spilled attempts per interval, by the
+	// time they were sent, and ScaleUpSpillCostSeries their cost by the
+	// time they completed (both absent without spill).
+	ScaleUpSpillSeries     []int64   `json:"scale_up_spill_series,omitempty"`
+	ScaleUpSpillCostSeries []float64 `json:"scale_up_spill_cost_series,omitempty"`
 }
 
 // RouteTarget is one target of a route.
