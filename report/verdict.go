@@ -69,8 +69,12 @@ func Verdict(r *model.Results) []string {
 		out = append(out, s)
 	}
 	if sm.Cost.Total > 0 {
-		out = append(out, fmt.Sprintf("Cost $%.2f over %s ($%.2f per million tokens; cache hit rate %.0f%%).",
-			sm.Cost.Total, Seconds(r.DurationS), sm.Cost.PerMillionTokens, 100*sm.Tokens.CacheHitRate))
+		fixed := ""
+		if c := sm.Cost.Commitment; c > 0 {
+			fixed = fmt.Sprintf("; $%.2f of it tier commitments, prorated", c)
+		}
+		out = append(out, fmt.Sprintf("Cost $%.2f over %s ($%.2f per million tokens; cache hit rate %.0f%%%s).",
+			sm.Cost.Total, Seconds(r.DurationS), sm.Cost.PerMillionTokens, 100*sm.Tokens.CacheHitRate, fixed))
 	}
 	return append(out, gatewayVerdict(r)...)
 }

@@ -108,7 +108,9 @@ func TestTerminalCrossVariantLineAndWarnings(t *testing.T) {
 	for _, want := range []string{
 		"busiest hour   09:00–10:00",
 		"busiest-hour TTFT p95",
-		"Cheapest change that holds (at most 0.1% of requests failing and at least 99% meeting their SLOs): “tier 4”, at $150 (+$150 against the base).",
+		// The base failed 10%: its cost is for fewer requests, so the two
+		// are also set side by side per completed request.
+		"Cheapest change that holds (at most 0.1% of requests failing and at least 99% meeting their SLOs): “tier 4”, at $150 (+$150 against the base, which completed 10% fewer requests: $150 against $0.00 per 1,000 completed).",
 		"Warnings (defaults that change the answer):\n  ! provider.sonnet.price: no price: its tokens cost $0.00",
 	} {
 		if !strings.Contains(out, want) {
@@ -131,5 +133,35 @@ func TestNewDocumentKeepsAGivenVerdict(t *testing.T) {
 	NewDocument("g", ScenarioInfo{}, []*model.Results{r})
 	if len(r.Verdict) < 5 {
 		t.Errorf("verdict %q", r.Verdict)
+	}
+}
+
+// TestCheapestComparesPerCompletedRequest: a base that failed 45% of its
+// requests looks cheap in total; the cross-variant line says its cost is
+// for fewer requests and compares per 1,000 completed, and names a
+// variant base by its name.
+func TestCheapestComparesPerCompletedRequest(t *testing.T) {
+	mk := func(name string, completed int64, cost, att float64) *model.Results {
+		r := &model.Results{Scenario: "s", Variant: name, DurationS: 3600}
+		r.Summary.Requests = model.RequestCounts{Offered: 10000, Completed: completed, Failed: 10000 - completed}
+		r.Summary.Goodput.SLOAttainment = att
+		r.Summary.Cost.Total = cost
+		return r
+	}
+	base := mk("", 5500, 631, 0.55)
+	tier := mk("tier 2", 10000, 1080, 1)
+	want := "Cheapest change that holds (" + HoldRule + "): “tier 2”, at $1,080 (+$449 against the base, which completed 45% fewer requests: $108 against $115 per 1,000 completed)."
+	if got := CheapestThatHolds([]*model.Results{base, tier}); got != want {
+		t.Errorf("got  %s\nwant %s", got, want)
+	}
+	// Same work done: totals alone.
+	base = mk("", 10000, 900, 0.97)
+	if got, want := CheapestThatHolds([]*model.Results{base, tier}), "(+$180 against the base)."; !strings.HasSuffix(got, want) {
+		t.Errorf("got %s, want it to end %q", got, want)
+	}
+	// A named first variant (compare's files) is quoted, not "the sales-9am".
+	base = mk("sales-9am", 10000, 900, 0.97)
+	if got, want := CheapestThatHolds([]*model.Results{base, tier}), "(+$180 against “sales-9am”)."; !strings.HasSuffix(got, want) {
+		t.Errorf("got %s, want it to end %q", got, want)
 	}
 }

@@ -39,7 +39,7 @@ func writeGrid(w io.Writer, p *page, d *report.SweepDocument) error {
 			{"chart-sweep-goodput", "Goodput against " + param, "% of requests meeting their SLOs", "slo_attainment_pct", "%",
 				"SLO attainment: completed requests meeting every SLO of their workload, over those that ended (failures count against). A point holds at 99% or more with at most 0.1% failing.", false},
 			{"chart-sweep-cost", "Cost against " + param, "USD over the run", "cost_usd", "USD",
-				"Total cost of each point over its simulated time: tokens of hosted APIs and provisioned GPU time.", false},
+				"Total cost of each point over its simulated time: tokens of hosted APIs, their tiers' commitments and provisioned GPU time.", false},
 		}
 		var views []chartView
 		for _, sp := range specs {
