@@ -78,7 +78,7 @@ x = 1
 `
 	es := problems(t, src)
 	wantProblems(t, es,
-		`2|nmae|unknown key "nmae"; allowed: name, description, seed, duration, interval, start, workload, provider, cluster, route, gateway, variant; did you mean "name"?`,
+		`2|nmae|unknown key "nmae"; allowed: name, description, seed, duration, interval, start, workload, provider, cluster, route, gateway, variant, plan; did you mean "name"?`,
 		`10|provider "gpt".limits.rmp|unknown key "rmp"; allowed: rpm, itpm, otpm, tpm, rpd, tpd, window, burst, quantum, daily_reset, reserve, cache_reads_count, count_rejected, weights, spend_limit_usd, retry_after; did you mean "rpm"?`,
 		`11|provider "gpt".limits.RPM|did you mean "rpm"?`,
 		`12|provider "gpt".limits.bogus|unknown key "bogus"`,
@@ -296,6 +296,11 @@ func TestParseSet(t *testing.T) {
 		{"x=a=b", "x", "a=b"},
 		{"x=hello world", "x", "hello world"},
 		{`x=""`, "x", ""},
+		// Magnitudes as the summary prints them, as --param takes them.
+		{"provider.sonnet.limits.itpm=2M", "provider.sonnet.limits.itpm", int64(2_000_000)},
+		{"rpm=1.5k", "rpm", int64(1500)},
+		{"x=0.0001k", "x", 0.1},
+		{`x="2M"`, "x", "2M"},
 	}
 	for _, c := range cases {
 		path, value, err := ParseSet(c.in)

@@ -195,7 +195,7 @@ func keySchema(f *schema.Field, t reflect.Type) map[string]any {
 			s = map[string]any{"anyOf": []any{s, workloads.Duration(0).ScalarSchema()["anyOf"].([]any)[0]}}
 		}
 	}
-	if t.Kind() != reflect.Slice {
+	if t.Kind() != reflect.Slice || schema.IsScalar(t) {
 		desc := f.Doc
 		if f.Unit != "" {
 			desc += " (" + f.Unit + ")"

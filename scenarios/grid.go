@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	"github.com/headroom-sim/headroom/model"
+	"github.com/headroom-sim/headroom/scenarios/schema"
 )
 
 // MaxGridPoints bounds the points of one sweep grid (the product of its
@@ -70,7 +71,7 @@ func LoadParam(kind string, levels []float64) Param {
 // for --set, or "concurrency" or "rate" for a step-load level. Each value is
 // TOML as in --set (a bare word is a string); commas inside brackets,
 // braces or quotes do not split. A number may carry a magnitude suffix
-// ("2M", "1.5k", see ParseNumber). A value may also be a numeric range as
+// ("2M", "1.5k", see schema.ParseNumber). A value may also be a numeric range as
 // in ParseLevels ("1k..8kx2", "10..100+10"), which expands to its levels.
 //
 // Several keys separated by ";" make one linked parameter, stepped by one
@@ -141,22 +142,20 @@ func parseOneParam(spec string) (Param, error) {
 				return Param{}, fmt.Errorf("--param %s: %v", key, err)
 			}
 			for _, v := range levels {
-				p.Raw, p.Values = append(p.Raw, FormatNumber(v)), append(p.Values, numberValue(v))
+				p.Raw, p.Values = append(p.Raw, schema.FormatNumber(v)), append(p.Values, numberValue(v))
 			}
 			continue
 		}
-		v, ok := ParseNumber(item)
-		if !ok {
-			if _, v, err = ParseSet(key + "=" + item); err != nil {
-				return Param{}, fmt.Errorf("--param %s: value %q: %v", key, item, err)
-			}
+		_, v, err := ParseSet(key + "=" + item)
+		if err != nil {
+			return Param{}, fmt.Errorf("--param %s: value %q: %v", key, item, err)
 		}
 		raw := item
 		switch x := v.(type) {
 		case int64:
-			raw = FormatNumber(float64(x))
+			raw = schema.FormatNumber(float64(x))
 		case float64:
-			raw = FormatNumber(x)
+			raw = schema.FormatNumber(x)
 		}
 		p.Raw, p.Values = append(p.Raw, raw), append(p.Values, v)
 	}

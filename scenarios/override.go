@@ -305,8 +305,10 @@ func normalize(v any) any {
 
 // ParseSet parses a command-line override "KEY=VALUE". KEY is a path as for
 // an override (quoted segments may contain '='); VALUE is TOML syntax (8000, 2.5,
-// "5m", true, [1,2,3], { dist = "fixed", value = 3 }). A VALUE that is not
-// valid TOML and does not start with a quote, [ or { (a bare word like 5m or
+// "5m", true, [1,2,3], { dist = "fixed", value = 3 }), and a number may carry
+// a magnitude suffix as the summary prints it (2M, 1.5k: schema.ParseNumber,
+// the parser --param and sweep levels use too). A VALUE that is not valid
+// TOML and does not start with a quote, [ or { (a bare word like 5m or
 // poisson) is taken as a string.
 func ParseSet(s string) (path string, value any, err error) {
 	eq := -1
@@ -338,6 +340,9 @@ func ParseSet(s string) (path string, value any, err error) {
 	raw := strings.TrimSpace(s[eq+1:])
 	if raw == "" {
 		return "", nil, fmt.Errorf("invalid override %q: missing value after = (write \"\" for an empty string)", s)
+	}
+	if v, ok := schema.ParseNumber(raw); ok {
+		return path, v, nil
 	}
 	value, verr := parseTOMLValue(raw)
 	if verr == nil {

@@ -36,6 +36,7 @@ type Scenario struct {
 	Routes      []model.RouteSpec    `toml:"route" doc:"routes across providers and clusters: fallback, weighted, overflow"`
 	Gateway     model.GatewaySpec    `toml:"gateway" default:"none" doc:"a gateway between clients and backends: tenants, weighted admission, fair queue, response cache"`
 	Variants    []Variant            `toml:"variant" doc:"named overrides, simulated side by side with the base"`
+	Plan        *PlanSpec            `toml:"plan" effect:"read by headroom plan only" doc:"what headroom plan decides: objectives, constraints and knobs"`
 
 	file     string
 	src      []byte
@@ -109,6 +110,10 @@ func Load(r io.Reader, name string) (*Scenario, error) {
 		}
 		es.Sort()
 		return nil, es
+	}
+	s.Plan = d.Plan
+	if err := s.validatePlan(func(path, msg string) error { return s.locate(path, msg, s.tree, nil) }); err != nil {
+		return nil, err
 	}
 	seen := map[string]bool{}
 	for i, v := range s.Variants {

@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	"github.com/headroom-sim/headroom/model"
+	"github.com/headroom-sim/headroom/scenarios/schema"
 	"github.com/headroom-sim/headroom/workloads"
 )
 
@@ -41,7 +42,7 @@ func (l SweepLevel) Label() string {
 
 // FormatLevel prints a level compactly, as the summary prints numbers: 8,
 // 12.5, 0.25, 1.5k, 2M.
-func FormatLevel(v float64) string { return FormatNumber(v) }
+func FormatLevel(v float64) string { return schema.FormatNumber(v) }
 
 // ParseLevels parses a list of sweep levels. The spec is a comma-separated
 // list of items, each a number or a range:
@@ -50,7 +51,7 @@ func FormatLevel(v float64) string { return FormatNumber(v) }
 //	1..512x2      geometric: start..end x factor (1, 2, 4, ..., 512)
 //	10..100+10    linear:    start..end + step  (10, 20, ..., 100)
 //
-// A number may carry a magnitude suffix: 1k..8kx2, 2M (see ParseNumber).
+// A number may carry a magnitude suffix: 1k..8kx2, 2M (see schema.ParseNumber).
 // A range includes end when a step lands on it (to 1e-9 relative) and
 // stops before it otherwise. Levels must be finite, > 0 and strictly
 // increasing across the whole spec, and there may be at most
@@ -95,13 +96,14 @@ func ParseLevels(spec string) ([]float64, error) {
 // parseLevel parses one level, which must be a finite number > 0.
 func parseLevel(s string) (float64, error) {
 	s = strings.TrimSpace(s)
-	v, err := strconv.ParseFloat(s, 64)
-	if n, ok := ParseNumber(s); ok {
-		v, err = toFloat(n), nil
-	}
-	if err != nil {
+	n, ok := schema.ParseNumber(s)
+	if !ok {
+		if f, err := strconv.ParseFloat(s, 64); err == nil && (math.IsNaN(f) || math.IsInf(f, 0)) {
+			return 0, fmt.Errorf("%q must be a finite number > 0", s)
+		}
 		return 0, fmt.Errorf("%q is not a number", s)
 	}
+	v := toFloat(n)
 	if math.IsNaN(v) || math.IsInf(v, 0) || v <= 0 {
 		return 0, fmt.Errorf("%q must be a finite number > 0", s)
 	}
@@ -141,11 +143,9 @@ func parseRange(item string) ([]float64, error) {
 	if end < start {
 		return nil, fmt.Errorf("invalid range %q: end %s is below start %s", item, FormatLevel(end), FormatLevel(start))
 	}
-	step, err := strconv.ParseFloat(strings.TrimSpace(by), 64)
-	if n, ok := ParseNumber(by); ok {
-		step, err = toFloat(n), nil
-	}
-	if err != nil || math.IsNaN(step) || math.IsInf(step, 0) {
+	n, ok := schema.ParseNumber(by)
+	step := toFloat(n)
+	if !ok {
 		return nil, fmt.Errorf("invalid range %q: %q is not a number", item, by)
 	}
 	if geometric && step <= 1 {
@@ -287,7 +287,7 @@ func (l SweepLevel) check() error {
 	return nil
 }
 
-// toFloat is a number from ParseNumber as a float64.
+// toFloat is a number from schema.ParseNumber as a float64.
 func toFloat(v any) float64 {
 	switch x := v.(type) {
 	case int64:

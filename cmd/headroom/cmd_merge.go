@@ -12,7 +12,10 @@ const mergeUsage = `Usage: headroom merge PART.json... [--json FILE] [--csv PATH
 
 Combines the part files that the shards of one run, compare or sweep
 wrote (--shard I/N --part FILE) into the document a single process would
-have written, byte for byte, and prints its summary. Every shard must be
+have written, byte for byte, and prints its summary. The parts of a
+sharded plan merge into its decision: every shard's candidates ranked
+together, the cheapest of the shards' re-checked winners the winner
+(--write writes its scenario). Every shard must be
 given exactly once, and all parts must come from the same scenario, seed,
 flags and shard count; otherwise merge says which and exits 2.
 
@@ -38,6 +41,8 @@ func cmdMerge(args []string, stdout, stderr io.Writer) error {
 	fs.StringVar(&htmlPath, "html", "", "write the merged report as HTML to `FILE` (default with --json: beside it, .html)")
 	fs.BoolVar(&noHTML, "no-html", false, "do not write the HTML report beside the JSON")
 	fs.BoolVarP(&o.quiet, "quiet", "q", false, "print nothing but errors")
+	var writePath string
+	fs.StringVar(&writePath, "write", "", "for the parts of a plan: write the winning scenario as TOML to `FILE`")
 	if err := parseFlags(fs, args); err != nil {
 		return err
 	}
@@ -50,6 +55,12 @@ func cmdMerge(args []string, stdout, stderr io.Writer) error {
 	}
 	if fs.NArg() == 0 {
 		return badInput("merge needs the part files, e.g. headroom merge out/part-*.json --json out.json")
+	}
+	if isPlanPart(fs.Arg(0)) {
+		return mergePlanParts(fs.Args(), planOutputs{jsonPath: o.jsonPath, htmlPath: o.htmlPath, writePath: writePath, quiet: o.quiet}, o.csvPath, stdout)
+	}
+	if writePath != "" {
+		return badInput("--write is for the parts of a plan; these are not")
 	}
 	parts := make([]*shard.Part, fs.NArg())
 	for i, name := range fs.Args() {

@@ -8,6 +8,7 @@ import (
 	"text/tabwriter"
 
 	"github.com/headroom-sim/headroom/scenarios"
+	"github.com/headroom-sim/headroom/scenarios/plan"
 )
 
 const validateUsage = `Usage: headroom validate FILE|EXAMPLE...
@@ -71,6 +72,11 @@ func validateFile(path string) (*scenarios.Scenario, error) {
 	}
 	if _, err := sc.Configs(nil); err != nil {
 		return nil, err
+	}
+	if sc.HasPlan() { // its knobs against the scenario, as headroom plan checks them
+		if _, err := plan.Compile(sc, nil); err != nil {
+			return nil, err
+		}
 	}
 	return sc, nil
 }

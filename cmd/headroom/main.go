@@ -40,8 +40,9 @@ Usage:
   headroom run [FILE|EXAMPLE] [flags]   simulate a scenario (default: the embedded "morning-peak")
   headroom compare A.toml B.toml ...    simulate several scenarios side by side, with paired differences
   headroom sweep [FILE|EXAMPLE] [flags]  step-load levels or a grid of --param values: throughput and latency per point, knee marked
+  headroom plan [FILE|EXAMPLE] [flags]  the cheapest setup that holds the [plan]'s constraints, and the growth left
   headroom serve [FILE|EXAMPLE] [flags] serve the scenario's tier as live OpenAI- and Anthropic-shaped endpoints
-  headroom merge PART.json... [flags]   combine the part files of a sharded run, compare or sweep
+  headroom merge PART.json... [flags]   combine the part files of a sharded run, compare, sweep or plan
   headroom calibrate FILE... [flags]    fit a GPU step model or a hosted API's latency to measurements and load tests; prints TOML
   headroom fit TRACE... [flags]         fit a scenario to request logs: rate curve, burstiness, tokens, prefixes
   headroom catalogue                    list the built-in GPUs and models a cluster can name
@@ -95,6 +96,7 @@ func commandTable() []command {
 		{"run", cmdRun, "scenario"},
 		{"compare", cmdCompare, "toml"},
 		{"sweep", cmdSweep, "scenario"},
+		{"plan", cmdPlan, "scenario"},
 		{"serve", cmdServe, "scenario"},
 		{"merge", cmdMerge, "json"},
 		{"calibrate", cmdCalibrate, "csv"},

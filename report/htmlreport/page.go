@@ -118,13 +118,22 @@ type page struct {
 	Gateway                  *table // per tenant, when the run had a gateway
 	Limits                   *table // every rate limit at its peak
 	Traces                   *table // what each replayed trace read and issued
-	Sections                 []section
+	// Extra are further tables after the main one (a plan's winner's
+	// key figures).
+	Extra    []titledTable
+	Sections []section
 	// Warnings are the document's defaults that change the answer.
 	Warnings []string
 	// Selector chooses the variants the charts draw, when there are many;
 	// Shown is its initial state as JSON.
 	Selector []selectorItem
 	Shown    template.JS
+}
+
+// titledTable is a table with its own heading.
+type titledTable struct {
+	Title string
+	Table table
 }
 
 // selectorItem is one variant of the selector.

@@ -182,8 +182,11 @@ func parseBound(s string) (v float64, duration bool, err error) {
 	case "-inf":
 		return math.Inf(-1), false, nil
 	}
-	if f, err := strconv.ParseFloat(s, 64); err == nil {
-		return f, false, nil
+	if n, ok := ParseNumber(s); ok {
+		if i, isInt := n.(int64); isInt {
+			return float64(i), false, nil
+		}
+		return n.(float64), false, nil
 	}
 	if f, err := ParseSeconds(s); err == nil {
 		return f, true, nil

@@ -1,0 +1,221 @@
+package main
+
+import (
+	"bufio"
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"os/signal"
+	"syscall"
+
+	"github.com/headroom-sim/headroom/report"
+	"github.com/headroom-sim/headroom/report/htmlreport"
+	"github.com/headroom-sim/headroom/report/shard"
+	"github.com/headroom-sim/headroom/scenarios"
+	"github.com/headroom-sim/headroom/scenarios/plan"
+	"github.com/headroom-sim/headroom/sim"
+)
+
+// defaultPlanExample is the example headroom plan answers without an
+// argument.
+const defaultPlanExample = "hybrid-plan"
+
+const planUsage = `Usage: headroom plan [FILE|EXAMPLE] [flags]
+
+Answers the scenario's [plan] table (default: the embedded "` + defaultPlanExample + `"):
+what to buy to hold every constraint at the least cost (objective
+min_cost), and how far every workload's demand can grow before a
+constraint breaks (max_load), of the winner or of the scenario as written.
+
+Constraints: each workload's [workload.slo] met by plan.attainment of its
+requests (default 99%), [[plan.target]] percentiles (p95 TTFT ≤ 2s),
+plan.max_failed, plan.max_429 and plan.budget; each must hold over the
+whole run and in its worst window (plan.window, default 1h).
+
+Knobs ([[plan.knob]]): a key with a range ("1..64", "0..16+2") or values,
+a scale of several keys ("tier ×k"), or named options setting several keys
+at a fixed price prorated to the horizon. Monotone knobs (replicas, rate
+limits, scale; or monotone = true) are searched by galloping and
+bisection; the others are enumerated, and candidates whose fixed and GPU
+cost alone exceed the best found are skipped. Every candidate runs
+plan.replications replications (default 5) with common random numbers and
+holds only at plan.confidence (default 95%); the winner is re-checked at
+plan.recheck replications.
+
+Prints the answer in one sentence, then the candidates with their cost and
+each constraint's value and margin, why the others failed, and what the
+search cost. Exit status 1 when nothing holds.
+
+Examples:
+  headroom plan                                       # the salespeople's cheapest hybrid
+  headroom plan fleet-70b --json out/fleet.json       # and out/fleet.html
+  headroom plan email-plan --write out/tier.toml      # the winning scenario, ready to run
+  headroom plan my.toml --set plan.replications=10 --workers 8
+  headroom plan my.toml --shard-from-env --shards 8 --part /out/plan-{shard}.json
+
+Flags:
+`
+
+type planOptions struct {
+	jsonPath, htmlPath, writePath string
+	noHTML                        bool
+	seed                          uint64
+	sets                          []string
+	quiet                         bool
+	workers                       int
+	shard                         string
+	shardFromEnv                  bool
+	shards                        int
+	part                          string
+}
+
+func cmdPlan(args []string, stdout, stderr io.Writer) error {
+	fs := newFlags("plan", planUsage, stdout, stderr)
+	var o planOptions
+	fs.StringVar(&o.jsonPath, "json", "", "write the plan as JSON to `FILE` (schema "+report.DecisionSchema+")")
+	fs.StringVar(&o.htmlPath, "html", "", "write the HTML report (cost against latency for every candidate, the margins, the winner's report) to `FILE` (default with --json: beside it, .html)")
+	fs.BoolVar(&o.noHTML, "no-html", false, "do not write the HTML report beside the JSON")
+	fs.StringVar(&o.writePath, "write", "", "write the winning scenario as TOML, ready to run, to `FILE`")
+	fs.Uint64Var(&o.seed, "seed", 0, "random seed `N` for every candidate (overrides the scenario's)")
+	fs.StringArrayVar(&o.sets, "set", nil, "override a scenario value by key path, `KEY=VALUE` (repeatable; plan.* keys change the plan)")
+	fs.BoolVarP(&o.quiet, "quiet", "q", false, "print nothing but errors")
+	workersFlag(fs, &o.workers)
+	fs.StringVar(&o.shard, "shard", "", "search only shard `I/N` of the choices of the non-monotone knobs and write it to --part; combine parts with headroom merge")
+	fs.BoolVar(&o.shardFromEnv, "shard-from-env", false, "take the shard index from JOB_COMPLETION_INDEX (Kubernetes Indexed Job) or SLURM_ARRAY_TASK_ID (Slurm job array)")
+	fs.IntVar(&o.shards, "shards", 0, "the shard count `N` with --shard-from-env")
+	fs.StringVar(&o.part, "part", "", "with --shard: write this shard's part to `FILE` ({shard} becomes the shard index)")
+	if err := parseFlags(fs, args); err != nil {
+		return err
+	}
+	if fs.NArg() > 1 {
+		return badInput("plan takes one scenario, got %d", fs.NArg())
+	}
+	var err error
+	if o.workers, err = resolveWorkers(fs, o.workers); err != nil {
+		return err
+	}
+	b := batchOptions{replications: 1, shard: o.shard, shardFromEnv: o.shardFromEnv, shards: o.shards, part: o.part}
+	sh, err := b.resolve(fs, getenv, changedOutputs(fs, "json", "html", "write")...)
+	if err != nil {
+		return err
+	}
+	htmlPath, err := htmlTarget(o.htmlPath, o.jsonPath, o.noHTML)
+	if err != nil {
+		return err
+	}
+	if err := checkOutputs([]string{o.jsonPath, htmlPath, o.writePath, b.part}, nil); err != nil {
+		return err
+	}
+	arg := fs.Arg(0)
+	if arg == "" {
+		arg = defaultPlanExample
+	}
+	sc, err := loadScenario(arg)
+	if err != nil {
+		return err
+	}
+	sets, err := parseSets(o.sets)
+	if err != nil {
+		return err
+	}
+	if fs.Changed("seed") {
+		sets = append(sets, scenarios.Override{Path: "seed", Value: int64(o.seed)})
+	}
+	pr, err := plan.Compile(sc, sets)
+	if err != nil {
+		return err
+	}
+	opts := plan.Options{Workers: o.workers, Generator: "headroom " + version,
+		Info: report.ScenarioInfo{Name: pr.Base().Name, Description: sc.Description, File: sc.File(), Overrides: o.sets}}
+	if sh != nil {
+		opts.Shard, opts.Shards = sh.Index, sh.Count
+	}
+	if p := progressPrinter(stderr, o.quiet, batchEstimate{}); p != nil {
+		opts.Progress = func(n int) { fmt.Fprintf(stderr, "\rplanning… %d simulations", n) }
+		defer fmt.Fprint(stderr, "\r\033[K")
+	}
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	defer stop()
+	d, err := plan.Run(ctx, pr, opts)
+	if errors.Is(err, sim.ErrInterrupted) || ctx.Err() != nil {
+		return fmt.Errorf("interrupted before the plan was done; no result files were written")
+	}
+	if err != nil {
+		return err
+	}
+	if sh != nil {
+		part := shard.NewDecisionPart(d, *sh, shard.Hash(sc.Source()), pr.Base().Seed, o.sets)
+		if err := writeFileAtomic(b.part, func(w *bufio.Writer) error { return part.Write(w) }); err != nil {
+			return err
+		}
+		if !o.quiet {
+			fmt.Fprintf(stdout, "shard %s: searched %d candidates in %d simulations; wrote %s\n", sh, d.Search.Evaluated, d.Search.Simulations, b.part)
+		}
+		return nil
+	}
+	return emitDecision(d, planOutputs{jsonPath: o.jsonPath, htmlPath: htmlPath, writePath: o.writePath, quiet: o.quiet}, stdout)
+}
+
+// planOutputs say where a plan's outcome goes.
+type planOutputs struct {
+	jsonPath, htmlPath, writePath string
+	quiet                         bool
+}
+
+// emitDecision prints and writes a plan's outcome (plan and merge end
+// here), and reports a plan in which nothing holds as a failure.
+func emitDecision(d *report.Decision, o planOutputs, stdout io.Writer) error {
+	if !o.quiet {
+		if err := report.WriteDecisionTerminal(stdout, d); err != nil {
+			return err
+		}
+	}
+	wrote := func(path string) {
+		if !o.quiet {
+			fmt.Fprintf(stdout, "wrote %s\n", path)
+		}
+	}
+	if !o.quiet && (o.jsonPath != "" || o.htmlPath != "" || o.writePath != "") {
+		fmt.Fprintln(stdout)
+	}
+	if o.jsonPath != "" {
+		if err := writeFileAtomic(o.jsonPath, func(w *bufio.Writer) error { return report.WriteDecisionJSON(w, d) }); err != nil {
+			return err
+		}
+		wrote(o.jsonPath)
+	}
+	if o.htmlPath != "" {
+		if err := writeFileAtomic(o.htmlPath, func(w *bufio.Writer) error { return htmlreport.WriteDecision(w, d, htmlreport.DefaultOptions()) }); err != nil {
+			return err
+		}
+		wrote(o.htmlPath)
+	}
+	if o.writePath != "" {
+		if d.WinnerTOML == nil {
+			return fmt.Errorf("no candidate meets every constraint, so there is no winning scenario to write to %s", o.writePath)
+		}
+		if err := writeFileAtomic(o.writePath, func(w *bufio.Writer) error { _, err := w.Write(d.WinnerTOML); return err }); err != nil {
+			return err
+		}
+		wrote(o.writePath)
+	}
+	if failed := planFailed(d); failed != "" {
+		return errors.New(failed)
+	}
+	return nil
+}
+
+// planFailed says why a plan failed (nothing holds), or "".
+func planFailed(d *report.Decision) string {
+	for _, ob := range d.Objectives {
+		if ob == scenarios.ObjectiveMinCost && d.Winner == nil {
+			return "no candidate meets every constraint"
+		}
+	}
+	if g := d.Growth; g != nil && d.Winner == nil && (!g.Holds || g.Factor < 1) {
+		return "the scenario as written does not meet every constraint at its own demand"
+	}
+	return ""
+}

@@ -1,0 +1,249 @@
+package main
+
+import (
+	"encoding/json"
+	"fmt"
+	"os"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"testing"
+
+	"github.com/headroom-sim/headroom/report"
+)
+
+// mmcScenario is an M/M/c queue (Poisson arrivals, exponential service of
+// mean 1 s, a client semaphore) with the [plan] given; a knob on a
+// server option makes a second choice when options is set.
+func mmcScenario(lambda float64, hours float64, plan string) string {
+	return fmt.Sprintf(`name = "staffing"
+seed = 5
+duration = "%gh"
+interval = "10m"
+
+[[workload]]
+name = "jobs"
+route = "server"
+demand = { unit = "requests/s", rate = %g }
+tokens = { input = 100, output = 1 }
+client = { max_concurrency = 1, retry = "none" }
+
+[[provider]]
+name = "server"
+  [provider.latency]
+  ttft = { base = "1s", dist = "exponential" }
+  [provider.price]
+  input = 1.0
+
+%s`, hours, lambda, plan)
+}
+
+const staffingPlan = `[plan]
+objective = ["min_cost", "max_load"]
+replications = 2
+recheck = 4
+
+[[plan.target]]
+metric = "queue_wait"
+percentile = 95
+max = "1s"
+
+[[plan.knob]]
+name = "servers"
+key = "workload.jobs.client.max_concurrency"
+range = "1..12"
+prices = [10, 20, 30, 40, 50, 60, 70, 80, 90, 100, 110, 120]
+per = "day"
+monotone = true
+`
+
+func writeScenario(t *testing.T, src string) string {
+	t.Helper()
+	path := filepath.Join(t.TempDir(), "staffing.toml")
+	if err := os.WriteFile(path, []byte(src), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return path
+}
+
+// elapsed is the one field that differs between identical runs.
+var elapsed = regexp.MustCompile(`"elapsed_s": [0-9.e+-]+`)
+
+func TestPlanCommand(t *testing.T) {
+	file := writeScenario(t, mmcScenario(2.8, 2, staffingPlan))
+	dir := t.TempDir()
+	js, win := filepath.Join(dir, "p.json"), filepath.Join(dir, "win.toml")
+	code, stdout, stderr := cli(t, "plan", file, "--json", js, "--write", win, "--workers", "2")
+	if code != exitOK {
+		t.Fatalf("exit %d: %s\n%s", code, stderr, stdout)
+	}
+	for _, want := range []string{"Headroom plan · staffing", "\nCheapest that holds: servers=", "growth left", "Candidates simulated",
+		"Why the others failed", "Search: ", "wrote " + js, "wrote " + filepath.Join(dir, "p.html"), "wrote " + win} {
+		if !strings.Contains(stdout, want) {
+			t.Errorf("stdout lacks %q:\n%s", want, stdout)
+		}
+	}
+	// The answer comes first, after the two lines describing the search.
+	if lines := strings.Split(stdout, "\n"); len(lines) < 5 || !strings.HasPrefix(lines[4], "Cheapest that holds") {
+		t.Errorf("the answer is not first:\n%s", stdout)
+	}
+	b, err := os.ReadFile(js)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var d report.Decision
+	if err := json.Unmarshal(b, &d); err != nil {
+		t.Fatal(err)
+	}
+	if d.Schema != report.DecisionSchema || d.Winner == nil || d.WinnerResults == nil || d.Growth == nil || len(d.Candidates) == 0 {
+		t.Fatalf("decision: schema %q, winner %v, %d candidates", d.Schema, d.Winner, len(d.Candidates))
+	}
+	html, err := os.ReadFile(filepath.Join(dir, "p.html"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{"chart-plan-frontier", "chart-plan-margins", "chart-plan-growth", "The winner&#39;s key figures", "Candidates simulated"} {
+		if !strings.Contains(string(html), want) {
+			t.Errorf("HTML lacks %q", want)
+		}
+	}
+	// The written winner runs as it is.
+	if code, _, stderr := cli(t, "run", win, "-q"); code != exitOK {
+		t.Errorf("the written winner: exit %d: %s", code, stderr)
+	}
+	// The same plan on one worker gives the same decision.
+	js1 := filepath.Join(dir, "p1.json")
+	if code, _, stderr := cli(t, "plan", file, "--json", js1, "--no-html", "--workers", "1", "-q"); code != exitOK {
+		t.Fatalf("one worker: exit %d: %s", code, stderr)
+	}
+	b1, _ := os.ReadFile(js1)
+	if elapsed.ReplaceAllString(string(b), "") != elapsed.ReplaceAllString(string(b1), "") {
+		t.Error("the decision depends on the number of workers")
+	}
+}
+
+// A plan in which nothing holds says so, names the constraint nearest to
+// holding and by how much, and exits 1.
+func TestPlanNothingHolds(t *testing.T) {
+	plan := strings.Replace(staffingPlan, `range = "1..12"`, `range = "1..3"`, 1)
+	plan = strings.Replace(plan, "prices = [10, 20, 30, 40, 50, 60, 70, 80, 90, 100, 110, 120]", "prices = [10, 20, 30]", 1)
+	file := writeScenario(t, mmcScenario(3.5, 1, plan))
+	code, stdout, stderr := cli(t, "plan", file, "--write", filepath.Join(t.TempDir(), "w.toml"))
+	if code != exitRunError {
+		t.Fatalf("exit %d, want 1: %s", code, stderr)
+	}
+	if !regexp.MustCompile(`Nothing holds: of 3 candidates simulated, the nearest is servers=3, where jobs p95 queue wait (over the run|in the worst hour) is [^ ]+ against 1.0s \([0-9]+% short\)`).MatchString(stdout) {
+		t.Errorf("stdout:\n%s", stdout)
+	}
+	if !strings.Contains(stderr, "no candidate meets every constraint") {
+		t.Errorf("stderr: %s", stderr)
+	}
+}
+
+// Bad [plan] input is exit 2, naming the file, the line and the key.
+func TestPlanBadInput(t *testing.T) {
+	cluster := `
+[[cluster]]
+name = "gpu"
+replicas = 0
+gpu = "H100-SXM"
+model = "llama-3.1-8b"
+`
+	for _, c := range []struct {
+		name, plan, extra, want string
+	}{
+		{"a key that does not exist", strings.Replace(staffingPlan, "client.max_concurrency", "client.max_concurency", 1), "",
+			`staffing.toml:33: plan.knob "servers".range: workload.jobs.client.max_concurency = 1: unknown key "max_concurency"`},
+		{"an empty range", strings.Replace(staffingPlan, `"1..12"`, `"12..1"`, 1), "",
+			`staffing.toml:33: plan.knob "servers".range: range "12..1" is empty`},
+		{"a knob on a switched-off cluster", staffingPlan + "\n[[plan.knob]]\nkey = \"cluster.gpu.max_num_seqs\"\nvalues = [64, 128]\n", cluster,
+			`plan.knob[1]: cluster.gpu.max_num_seqs: cluster "gpu" is switched off (replicas = 0) and no knob switches it on`},
+		{"an objective without a constraint", strings.Replace(staffingPlan, "[[plan.target]]\nmetric = \"queue_wait\"\npercentile = 95\nmax = \"1s\"\n", "", 1), "",
+			`staffing.toml:20: plan: nothing to hold`},
+		{"a percentile results do not carry", strings.Replace(staffingPlan, "percentile = 95", "percentile = 97", 1), "",
+			`staffing.toml:27: plan.target[0].percentile: must be 50, 90, 95 or 99`},
+		{"an unknown plan key", strings.Replace(staffingPlan, "replications = 2", "replication = 2", 1), "",
+			`staffing.toml:22: plan.replication: unknown key "replication"`},
+		{"max_load with knobs", strings.Replace(staffingPlan, `objective = ["min_cost", "max_load"]`, `objective = "max_load"`, 1), "",
+			`plan.knob: max_load measures the scenario as written and takes no knobs`},
+	} {
+		file := writeScenario(t, mmcScenario(2.8, 1, c.plan)+c.extra)
+		code, _, stderr := cli(t, "plan", file)
+		if code != exitBadInput || !strings.Contains(stderr, c.want) {
+			t.Errorf("%s: exit %d, stderr %q\nwant it to contain %q", c.name, code, stderr, c.want)
+		}
+	}
+}
+
+// max_load alone measures the scenario as written.
+func TestPlanMaxLoadAlone(t *testing.T) {
+	plan := strings.SplitN(staffingPlan, "[[plan.knob]]", 2)[0]
+	plan = strings.Replace(plan, `objective = ["min_cost", "max_load"]`, `objective = "max_load"`, 1)
+	plan = strings.Replace(plan, "recheck = 4\n", "", 1) // min_cost's: refused under max_load alone
+	src := strings.Replace(mmcScenario(2.8, 2, plan), "max_concurrency = 1,", "max_concurrency = 5,", 1)
+	code, stdout, stderr := cli(t, "plan", writeScenario(t, src))
+	if code != exitOK {
+		t.Fatalf("exit %d: %s", code, stderr)
+	}
+	if !regexp.MustCompile(`The scenario as written holds up to 1\.[0-9]+× its demand; first to break beyond it: jobs p95 queue wait`).MatchString(stdout) {
+		t.Errorf("stdout:\n%s", stdout)
+	}
+}
+
+// A sharded plan: each shard searches its share of the choices of the
+// non-monotone knobs; merged, the winner is the one a single process finds.
+func TestPlanShardsMerge(t *testing.T) {
+	plan := staffingPlan + `
+[[plan.knob]]
+name = "server"
+  [[plan.knob.option]]
+  name = "standard"
+  set = { "provider.server.latency.ttft.base" = "1s" }
+  [[plan.knob.option]]
+  name = "fast"
+  price = 600
+  set = { "provider.server.latency.ttft.base" = "0.5s" }
+  [[plan.knob.option]]
+  name = "faster"
+  price = 4000
+  set = { "provider.server.latency.ttft.base" = "0.25s" }
+`
+	file := writeScenario(t, mmcScenario(2.8, 2, plan))
+	dir := t.TempDir()
+	one := filepath.Join(dir, "one.json")
+	if code, _, stderr := cli(t, "plan", file, "--json", one, "--no-html", "-q"); code != exitOK {
+		t.Fatalf("one process: exit %d: %s", code, stderr)
+	}
+	for i := 0; i < 2; i++ {
+		code, stdout, stderr := cli(t, "plan", file, "--shard", fmt.Sprintf("%d/2", i), "--part", filepath.Join(dir, "part-{shard}.json"))
+		if code != exitOK || !strings.HasPrefix(stdout, fmt.Sprintf("shard %d/2: searched", i)) {
+			t.Fatalf("shard %d: exit %d: %s %s", i, code, stdout, stderr)
+		}
+	}
+	merged := filepath.Join(dir, "merged.json")
+	code, stdout, stderr := cli(t, "merge", filepath.Join(dir, "part-1.json"), filepath.Join(dir, "part-0.json"), "--json", merged, "--write", filepath.Join(dir, "w.toml"))
+	if code != exitOK || !strings.Contains(stdout, "Cheapest that holds") {
+		t.Fatalf("merge: exit %d: %s\n%s", code, stderr, stdout)
+	}
+	read := func(path string) report.Decision {
+		b, err := os.ReadFile(path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var d report.Decision
+		if err := json.Unmarshal(b, &d); err != nil {
+			t.Fatal(err)
+		}
+		return d
+	}
+	a, m := read(one), read(merged)
+	if a.Winner == nil || m.Winner == nil || a.Candidates[*a.Winner].Label != m.Candidates[*m.Winner].Label {
+		t.Fatalf("one process and the merged shards disagree: %v / %v", a.Winner, m.Winner)
+	}
+	if a.Growth == nil || m.Growth == nil || a.Growth.Factor != m.Growth.Factor {
+		t.Errorf("growth: %+v / %+v", a.Growth, m.Growth)
+	}
+	if code, _, stderr := cli(t, "merge", filepath.Join(dir, "part-0.json")); code != exitBadInput || !strings.Contains(stderr, "missing shard 1 of 2") {
+		t.Errorf("one part of two: exit %d: %s", code, stderr)
+	}
+}

@@ -1,0 +1,380 @@
+package plan
+
+import (
+	"context"
+	"fmt"
+	"math"
+	"reflect"
+	"sync"
+
+	"github.com/headroom-sim/headroom/model"
+	"github.com/headroom-sim/headroom/scenarios"
+	"github.com/headroom-sim/headroom/sim"
+)
+
+// cand is one candidate (a point at a demand factor) and what its
+// replications measured so far.
+type cand struct {
+	p       point
+	factor  float64
+	sets    []scenarios.Override
+	fixed   float64
+	cfg     model.Config
+	invalid string // why the configuration could not be built
+	samples []sample
+	// screened is set when the first replication failed by more than the
+	// screen allows; the candidate gets no more.
+	screened bool
+	verdicts []verdict
+	holds    bool
+	cost     float64
+	minScore float64 // the smallest constraint score
+}
+
+// evaluator runs candidates on the simulator, each replication once, and
+// remembers what they measured (not their full results, so memory stays
+// bounded by the candidates evaluated).
+type evaluator struct {
+	pr       *Problem
+	ctx      context.Context
+	workers  int
+	progress func(sims int)
+
+	mu    sync.Mutex
+	memo  map[string]*cand
+	order []*cand // in the order first evaluated
+	noted map[*cand]bool
+	// byFloor lists the candidates built, by lower bound, to find those
+	// with the same configuration.
+	byFloor map[float64][]*cand
+	// asked maps every candidate the search evaluated, by index, to what
+	// ran for it (another candidate with the same configuration, maybe).
+	asked map[int]*cand
+	sims  int
+}
+
+func newEvaluator(ctx context.Context, pr *Problem, workers int, progress func(int)) *evaluator {
+	return &evaluator{pr: pr, ctx: ctx, workers: max(workers, 1), progress: progress, memo: map[string]*cand{}, noted: map[*cand]bool{}, byFloor: map[float64][]*cand{}, asked: map[int]*cand{}}
+}
+
+// get returns the candidate for p at factor, building its configuration
+// the first time.
+func (ev *evaluator) get(p point, factor float64) *cand {
+	key := fmt.Sprint(p, math.Float64bits(factor))
+	ev.mu.Lock()
+	c := ev.memo[key]
+	ev.mu.Unlock()
+	if c != nil {
+		return c
+	}
+	c = ev.build(p, factor)
+	ev.mu.Lock()
+	defer ev.mu.Unlock()
+	if old := ev.memo[key]; old != nil {
+		return old
+	}
+	// Knob settings that give the same configuration (a replica count on
+	// a cluster an option switches off) share one candidate: the first.
+	if c.invalid == "" {
+		lb := gpuFloor(c.cfg) + c.fixed
+		for _, t := range ev.byFloor[lb] {
+			if t.factor == c.factor && t.fixed == c.fixed && reflect.DeepEqual(t.cfg, c.cfg) {
+				ev.memo[key] = t
+				return t
+			}
+		}
+		ev.byFloor[lb] = append(ev.byFloor[lb], c)
+	}
+	ev.memo[key] = c
+	return c
+}
+
+// build makes a candidate's configuration: the command-line overrides,
+// then each knob's value in knob order, then (factor ≠ 1) the demand.
+func (ev *evaluator) build(p point, factor float64) *cand {
+	pr := ev.pr
+	c := &cand{p: append(point(nil), p...), factor: factor}
+	sets := append([]scenarios.Override(nil), pr.sets...)
+	for i, v := range p {
+		sets = append(sets, pr.Knobs[i].Sets[v]...)
+		c.fixed += pr.Knobs[i].Fixed[v]
+	}
+	c.sets = sets[len(pr.sets):]
+	cfg, err := pr.sc.Config(sets)
+	if err == nil && factor != 1 {
+		var ds []scenarios.Override
+		if ds, err = demandOverrides(cfg, factor); err == nil {
+			cfg, err = pr.sc.Config(append(sets, ds...))
+		}
+	}
+	if err != nil {
+		c.invalid = errMsg(err)
+		return c
+	}
+	cfg.Window = pr.Settings.WindowS
+	c.cfg = cfg
+	return c
+}
+
+// demandOverrides multiply every workload's demand by factor: open-loop
+// rates and curves, closed-loop users and job counts (rounded, at least 1).
+func demandOverrides(cfg model.Config, factor float64) ([]scenarios.Override, error) {
+	var out []scenarios.Override
+	for i, w := range cfg.Workloads {
+		d := w.Demand
+		at := fmt.Sprintf("workload[%d].demand.", i)
+		scale := func(vs []float64) []any {
+			out := make([]any, len(vs))
+			for j, v := range vs {
+				out[j] = v * factor
+			}
+			return out
+		}
+		switch {
+		case d.Users > 0:
+			out = append(out, scenarios.Override{Path: at + "users", Value: int64(math.Max(1, math.Round(float64(d.Users)*factor)))})
+		case d.Count > 0:
+			out = append(out, scenarios.Override{Path: at + "count", Value: int64(math.Max(1, math.Round(float64(d.Count)*factor)))})
+		case len(d.Hourly) > 0:
+			out = append(out, scenarios.Override{Path: at + "hourly", Value: scale(d.Hourly)})
+		case len(d.Curve) > 0:
+			out = append(out, scenarios.Override{Path: at + "curve", Value: scale(d.Curve)})
+		case d.Rate > 0:
+			out = append(out, scenarios.Override{Path: at + "rate", Value: d.Rate * factor})
+		default:
+			return nil, fmt.Errorf("workload %q: its demand cannot be scaled", w.Name)
+		}
+	}
+	return out, nil
+}
+
+// lowerBound is what a candidate costs at least: its fixed prices and the
+// GPUs it provisions for the whole horizon (the fewest a schedule ever
+// gives, all of them when reserved). Token costs only add to it.
+func (ev *evaluator) lowerBound(p point) float64 {
+	c := ev.get(p, 1)
+	if c.invalid != "" {
+		return c.fixed
+	}
+	return c.fixed + gpuFloor(c.cfg)
+}
+
+// gpuFloor is the GPU cost a configuration cannot avoid.
+func gpuFloor(cfg model.Config) float64 {
+	total := 0.0
+	for _, cl := range cfg.Clusters {
+		n := cl.Replicas
+		for _, e := range cl.Schedule {
+			switch {
+			case cl.Price.Billing == "reserved":
+				n = max(n, e.Replicas)
+			case e.Replicas > 0:
+				n = min(n, e.Replicas)
+			}
+		}
+		total += float64(n*max(cl.TensorParallel, 1)) * cl.Price.PerGPUHour * cfg.Duration / 3600
+	}
+	return total
+}
+
+// run evaluates candidates to reps replications each, the first
+// replication alone first when screening, and judges them. Simulations of
+// one call run in parallel; the outcome does not depend on how.
+func (ev *evaluator) run(cs []*cand, reps int) error {
+	st := ev.pr.Settings
+	if st.Screen > 0 {
+		var first []*cand
+		for _, c := range cs {
+			if c.invalid == "" && len(c.samples) == 0 {
+				first = append(first, c)
+			}
+		}
+		if err := ev.simulate(first, 1); err != nil {
+			return err
+		}
+		for _, c := range first {
+			ev.judge(c)
+			for _, v := range c.verdicts {
+				if v.measured && v.score < -math.Log1p(st.Screen) {
+					c.screened = true
+				}
+			}
+		}
+	}
+	var rest []*cand
+	for _, c := range cs {
+		if c.invalid == "" && !c.screened && len(c.samples) < reps {
+			rest = append(rest, c)
+		}
+	}
+	if err := ev.simulate(rest, reps); err != nil {
+		return err
+	}
+	for _, c := range cs {
+		ev.judge(c)
+	}
+	return nil
+}
+
+// simulate brings every candidate to reps replications.
+func (ev *evaluator) simulate(cs []*cand, reps int) error {
+	var cfgs []model.Config
+	var owner []*cand
+	for _, c := range cs {
+		for r := len(c.samples); r < reps; r++ {
+			cfg := c.cfg
+			cfg.Replication = r
+			cfgs = append(cfgs, cfg)
+			owner = append(owner, c)
+		}
+	}
+	if len(cfgs) == 0 {
+		return nil
+	}
+	samples := make([]sample, len(cfgs))
+	err := ev.pool(cfgs, func(i int, r *model.Results) { samples[i] = ev.pr.measure(r, owner[i].fixed) })
+	if err != nil {
+		return err
+	}
+	for i, sm := range samples {
+		owner[i].samples = append(owner[i].samples, sm)
+	}
+	ev.mu.Lock()
+	ev.sims += len(cfgs)
+	n := ev.sims
+	ev.mu.Unlock()
+	if ev.progress != nil {
+		ev.progress(n)
+	}
+	return nil
+}
+
+// judge checks every constraint over the candidate's replications.
+func (ev *evaluator) judge(c *cand) {
+	pr := ev.pr
+	if c.invalid != "" {
+		c.holds, c.minScore, c.cost = false, -math.Inf(1), c.fixed
+		return
+	}
+	c.verdicts = make([]verdict, len(pr.Cons))
+	vals := make([]float64, len(c.samples))
+	ats := make([]float64, len(c.samples))
+	c.holds, c.minScore = true, math.Inf(1)
+	for i, con := range pr.Cons {
+		for j, s := range c.samples {
+			vals[j], ats[j] = s.vals[i], s.at[i]
+		}
+		v := pr.judge(con, vals, ats)
+		c.verdicts[i] = v
+		c.holds = c.holds && v.met
+		c.minScore = math.Min(c.minScore, v.score)
+	}
+	c.holds = c.holds && !c.screened
+	cost := 0.0
+	for _, s := range c.samples {
+		cost += s.cost
+	}
+	c.cost = cost / float64(len(c.samples))
+	if c.screened {
+		c.holds = false
+	}
+}
+
+// eval is the search's oracle: the round's candidates at factor 1 with
+// the search's replications.
+func (ev *evaluator) eval(pts []point) ([]outcome, error) {
+	cs := make([]*cand, len(pts))
+	for i, p := range pts {
+		cs[i] = ev.get(p, 1)
+		ev.note(cs[i])
+		ev.mu.Lock()
+		ev.asked[ev.pr.space().index(p)] = cs[i]
+		ev.mu.Unlock()
+	}
+	if err := ev.run(cs, ev.pr.Settings.Replications); err != nil {
+		return nil, err
+	}
+	out := make([]outcome, len(cs))
+	for i, c := range cs {
+		out[i] = outcome{holds: c.holds, cost: c.cost}
+	}
+	return out, nil
+}
+
+// note records a candidate the search evaluated, once.
+func (ev *evaluator) note(c *cand) {
+	ev.mu.Lock()
+	defer ev.mu.Unlock()
+	if !ev.noted[c] {
+		ev.noted[c] = true
+		ev.order = append(ev.order, c)
+	}
+}
+
+// simulations is how many simulations ran so far.
+func (ev *evaluator) simulations() int {
+	ev.mu.Lock()
+	defer ev.mu.Unlock()
+	return ev.sims
+}
+
+// full runs a candidate's replications 0..reps-1 again, keeping their
+// full results (for the winner's report).
+func (ev *evaluator) full(c *cand, reps int) ([]*model.Results, error) {
+	cfgs := make([]model.Config, reps)
+	for r := range cfgs {
+		cfgs[r] = c.cfg
+		cfgs[r].Replication = r
+	}
+	res := make([]*model.Results, reps)
+	if err := ev.pool(cfgs, func(i int, r *model.Results) { res[i] = r }); err != nil {
+		return nil, err
+	}
+	ev.mu.Lock()
+	ev.sims += reps
+	ev.mu.Unlock()
+	return res, nil
+}
+
+// pool runs the configurations on ev.workers goroutines, each built when a
+// worker takes it and dropped once done (use sees its results), so memory
+// holds only the simulations in flight. use is called once per
+// configuration, from the worker that ran it.
+func (ev *evaluator) pool(cfgs []model.Config, use func(i int, r *model.Results)) error {
+	jobs := make(chan int)
+	errs := make([]error, len(cfgs))
+	var wg sync.WaitGroup
+	for w := 0; w < ev.workers && w < len(cfgs); w++ {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for i := range jobs {
+				s, err := model.Build(cfgs[i])
+				if err == nil {
+					var r *model.Results
+					if r, err = s.Run(ev.ctx); err == nil {
+						use(i, r)
+					}
+				}
+				errs[i] = err
+			}
+		}()
+	}
+	for i := range cfgs {
+		if ev.ctx.Err() != nil {
+			break
+		}
+		jobs <- i
+	}
+	close(jobs)
+	wg.Wait()
+	for _, err := range errs {
+		if err != nil {
+			return err
+		}
+	}
+	if err := ev.ctx.Err(); err != nil {
+		return sim.ErrInterrupted
+	}
+	return nil
+}
