@@ -39,7 +39,7 @@ func TestVerdictSaysWhatBindsAndByHowMuch(t *testing.T) {
 	v := Verdict(bound())
 	got := strings.Join(v, "\n")
 	for _, want := range []string{
-		"900 of 1000 requests completed (90.0%), 100 failed (10.0%: otpm 80, itpm 20).",
+		"900 of 1,000 requests completed (90.0%), 100 failed (10.0%: otpm 80, itpm 20).",
 		"First to bind: sonnet ITPM limit 800k binds: 100 attempts refused (429), first at 09:03:03, most in the interval from 09:05; peak use 119% of the limit; offered demand peaks at 1.5× the limit in the interval from 09:00.",
 		"sonnet OTPM limit 160k binds: 400 attempts refused (429), first at 09:05:38, most in the interval from 09:10; peak use 118% of the limit; offered demand peaks at 3.6× the limit in the interval from 09:05.",
 		"llama (6 replicas × TP8 = 48 H100-SXM): running iterations 97% of the time",
