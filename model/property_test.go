@@ -76,6 +76,10 @@ func genConfig(t *rapid.T) Config {
 			p.Latency.TTFT.CV = 0.5 // a cv has an effect only on a lognormal factor
 		}
 		p.Price = PriceSpec{Input: 3, Output: 15, CacheWrite: 3.75, CacheRead: 0.3, BatchDiscount: 0.5}
+		if rapid.Bool().Draw(t, "commitment?") { // a tier's fixed price, in every cost figure
+			p.Price.Commitment = rapid.Float64Range(1, 5000).Draw(t, "commitment")
+			p.Price.CommitmentPer = rapid.SampledFrom([]string{"", "hour", "day", "month", "horizon"}).Draw(t, "commitment_per")
+		}
 		p.Cache = CacheSpec{MinTokens: 100}
 		if rapid.Bool().Draw(t, "outage?") {
 			p.Outages = []OutageSpec{{After: workloads.Duration(rapid.Float64Range(0, 500).Draw(t, "oat")),
@@ -530,12 +534,16 @@ func checkSameBytes(t fataler, cfg Config) {
 func checkCosts(t fataler, r *Results) {
 	near := func(a, b float64) bool { return math.Abs(a-b) <= 1e-9*math.Max(1, math.Max(math.Abs(a), math.Abs(b))) }
 	c := r.Summary.Cost
-	if parts := c.Input + c.CacheWrite + c.CacheRead + c.Output + c.GPU; !near(parts, c.Total) {
+	if parts := c.Input + c.CacheWrite + c.CacheRead + c.Output + c.GPU + c.Commitment; !near(parts, c.Total) {
 		t.Fatalf("cost parts %v add to %v, total %v", c, parts, c.Total)
 	}
-	var backends, gpu, series float64
+	var backends, gpu, fixed, series float64
 	for _, b := range r.Backends {
 		backends += b.Cost.Total
+		fixed += b.Cost.Commitment
+		if b.Cluster != nil && b.Cost.Commitment != 0 {
+			t.Fatalf("%s: a cluster with a commitment %v", b.Name, b.Cost.Commitment)
+		}
 		if cl := b.Cluster; cl != nil {
 			gpu += b.Cost.GPU
 			var cs float64
@@ -550,15 +558,16 @@ func checkCosts(t fataler, r *Results) {
 	for _, v := range r.Series.CostUSD {
 		series += v
 	}
-	if !near(backends, c.Total) || !near(series, c.Total) || !near(gpu, c.GPU) {
-		t.Fatalf("cost: summary %v (GPU %v), backends %v (GPU %v), series %v", c.Total, c.GPU, backends, gpu, series)
+	if !near(backends, c.Total) || !near(series, c.Total) || !near(gpu, c.GPU) || !near(fixed, c.Commitment) {
+		t.Fatalf("cost: summary %v (GPU %v, commitment %v), backends %v (GPU %v, commitment %v), series %v", c.Total, c.GPU, c.Commitment, backends, gpu, fixed, series)
 	}
-	var wl float64
+	var wl, wlFixed float64
 	for _, w := range r.Workloads {
 		wl += w.Summary.Cost.Total
+		wlFixed += w.Summary.Cost.Commitment
 	}
-	if wl > c.Total*(1+1e-9)+1e-9 {
-		t.Fatalf("workloads cost %v, more than the total %v", wl, c.Total)
+	if wl > c.Total*(1+1e-9)+1e-9 || wlFixed > c.Commitment*(1+1e-9)+1e-9 {
+		t.Fatalf("workloads cost %v (commitments %v), more than the total %v (%v)", wl, wlFixed, c.Total, c.Commitment)
 	}
 }
 

@@ -111,6 +111,10 @@ type Cost struct {
 	// GPU is self-hosted GPU time (idle hours included), shared among
 	// the workloads a cluster served by their tokens.
 	GPU float64 `json:"gpu"`
+	// Commitment is hosted tiers' fixed prices ([provider.price]
+	// commitment) prorated to the horizon, shared among the workloads a
+	// provider served by their tokens.
+	Commitment float64 `json:"commitment"`
 	// PerMillionTokens is total / (input+output) * 1e6.
 	PerMillionTokens float64 `json:"per_million_tokens"`
 }
