@@ -18,6 +18,7 @@ type target struct {
 	errTime float64
 	maxTok  int
 	gpuTok  int64 // tokens this workload had served by the cluster (its cost share)
+	hostTok int64 // tokens this workload had served by the hosted provider (its share of a commitment)
 }
 
 // sendTo delivers the attempt to its target (r.tgt).

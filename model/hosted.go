@@ -169,6 +169,7 @@ func (s *Sim) done(id int32) {
 	c.costIn, c.costW, c.costR, c.costOut = p.price(uncached, int(r.write), int(r.read), int(r.output), r.batch)
 	p.spent += c.costIn + c.costW + c.costR + c.costOut
 	p.stats.tok.add(&c)
+	t.hostTok += c.input + c.output
 	s.complete(id, &c)
 }
 
