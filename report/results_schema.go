@@ -10,18 +10,30 @@ import (
 	"github.com/invopop/jsonschema"
 )
 
-// ResultsSchemaFile is where the results schema is kept in the repository,
-// beside the types it is written from (relative to this package).
-const ResultsSchemaFile = "results.schema.json"
+// ResultsSchemaFile and PlanSchemaFile are where the schemas of results
+// files and of plans are kept in the repository, beside the types they are
+// written from (relative to this package).
+const (
+	ResultsSchemaFile = "results.schema.json"
+	PlanSchemaFile    = "plan.schema.json"
+)
 
 //go:embed results.schema.json
 var resultsSchema []byte
+
+//go:embed plan.schema.json
+var planSchema []byte
 
 // ResultsSchema returns the JSON Schema (draft 2020-12) of the files that
 // run, compare, sweep and merge write with --json (schema
 // "headroom/results/v1"): the checked-in results.schema.json, which a test
 // keeps equal to what GenerateResultsSchema writes from the Go types.
 func ResultsSchema() []byte { return resultsSchema }
+
+// PlanSchema returns the JSON Schema (draft 2020-12) of the decisions
+// headroom plan writes with --json (schema "headroom/plan/v1"): the
+// checked-in plan.schema.json, kept equal to GeneratePlanSchema's by a test.
+func PlanSchema() []byte { return planSchema }
 
 // resultsFile is the shape of every results file: a Document, plus the
 // sweep section that sweeps add (SweepDocument). One schema covers both.
@@ -42,6 +54,24 @@ type resultsFile struct {
 // no object takes a key its type does not declare, so a file that
 // validates has exactly this version's fields.
 func GenerateResultsSchema(comments map[string]string) ([]byte, error) {
+	return generateSchema(&resultsFile{}, "report.resultsFile", Schema,
+		"A results file of Headroom ("+Schema+"), as headroom run, compare, sweep and merge write it with --json. "+
+			"Generated from the Go types by report.GenerateResultsSchema; documented in report/RESULTS.md.", comments)
+}
+
+// GeneratePlanSchema writes the schema of the decisions headroom plan (and
+// merge, for a sharded plan) writes with --json, from Decision and the
+// types it holds (the winner's results among them), as
+// GenerateResultsSchema does for results files.
+func GeneratePlanSchema(comments map[string]string) ([]byte, error) {
+	return generateSchema(&Decision{}, "report.Decision", DecisionSchema,
+		"A plan of Headroom ("+DecisionSchema+"), as headroom plan and merge write it with --json. "+
+			"Generated from the Go types by report.GeneratePlanSchema; documented in report/RESULTS.md.", comments)
+}
+
+// generateSchema reflects root into a JSON Schema whose "schema" field is
+// the constant name.
+func generateSchema(root any, rootDef, name, description string, comments map[string]string) ([]byte, error) {
 	r := &jsonschema.Reflector{
 		Anonymous:  true,
 		CommentMap: comments,
@@ -58,26 +88,25 @@ func GenerateResultsSchema(comments map[string]string) ([]byte, error) {
 			return pkg + "." + t.Name()
 		},
 	}
-	s := r.Reflect(&resultsFile{})
-	s.Title = Schema
-	s.Description = "A results file of Headroom (" + Schema + "), as headroom run, compare, sweep and merge write it with --json. " +
-		"Generated from the Go types by report.GenerateResultsSchema; documented in report/RESULTS.md."
-	root, ok := s.Definitions["report.resultsFile"]
+	s := r.Reflect(root)
+	s.Title = name
+	s.Description = description
+	def, ok := s.Definitions[rootDef]
 	if !ok {
-		return nil, fmt.Errorf("results schema: no definition of the root type")
+		return nil, fmt.Errorf("%s schema: no definition of the root type", name)
 	}
-	root.Description = ""
-	if err := allowNulls(reflect.TypeOf(resultsFile{}), r.Namer, s.Definitions, map[reflect.Type]bool{}); err != nil {
-		return nil, err
-	}
-	if p, ok := root.Properties.Get("schema"); ok {
-		p.Const = Schema
+	def.Description = ""
+	if p, ok := def.Properties.Get("schema"); ok {
+		p.Const = name
 	} else {
-		return nil, fmt.Errorf("results schema: the root type has no \"schema\" field")
+		return nil, fmt.Errorf("%s schema: the root type has no \"schema\" field", name)
+	}
+	if err := allowNulls(reflect.TypeOf(root).Elem(), r.Namer, s.Definitions, map[reflect.Type]bool{}); err != nil {
+		return nil, err
 	}
 	b, err := json.MarshalIndent(s, "", "  ")
 	if err != nil {
-		return nil, fmt.Errorf("results schema: %w", err)
+		return nil, fmt.Errorf("%s schema: %w", name, err)
 	}
 	return append(b, '\n'), nil
 }

@@ -18,9 +18,9 @@ var update = flag.Bool("update", false, "rewrite results.schema.json from the Go
 // modulePath is the import path the source's doc comments are keyed by.
 const modulePath = "github.com/headroom-sim/headroom"
 
-// generatedSchema writes the schema from the types, with the doc comments
-// of the packages whose types results files hold.
-func generatedSchema(t *testing.T) []byte {
+// generatedSchema writes a schema from the types, with the doc comments of
+// the packages whose types the files hold.
+func generatedSchema(t *testing.T, gen func(map[string]string) ([]byte, error)) []byte {
 	t.Helper()
 	r := new(jsonschema.Reflector)
 	t.Chdir("..") // the comments are keyed by import path: walk from the module root
@@ -29,39 +29,51 @@ func generatedSchema(t *testing.T) []byte {
 			t.Fatal(err)
 		}
 	}
-	b, err := GenerateResultsSchema(r.CommentMap)
+	b, err := gen(r.CommentMap)
 	if err != nil {
 		t.Fatal(err)
 	}
 	return b
 }
 
-// TestResultsSchemaInStep: results.schema.json is what GenerateResultsSchema
-// writes from the Go types and their doc comments, so the schema and the
-// code cannot disagree. After changing a results type, run
+// TestResultsSchemaInStep: results.schema.json and plan.schema.json are what
+// GenerateResultsSchema and GeneratePlanSchema write from the Go types and
+// their doc comments, so the schemas and the code cannot disagree. After
+// changing a results or plan type, run
 //
 //	go test ./report -run TestResultsSchemaInStep -update
 func TestResultsSchemaInStep(t *testing.T) {
-	wd, err := os.Getwd()
-	if err != nil {
-		t.Fatal(err)
-	}
-	path := filepath.Join(wd, ResultsSchemaFile)
-	got := generatedSchema(t)
-	if *update {
-		if err := os.WriteFile(path, got, 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
-	have, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if !bytes.Equal(have, got) {
-		t.Errorf("%s is out of step with the results types; run: go test ./report -run TestResultsSchemaInStep -update", ResultsSchemaFile)
-	}
-	if !bytes.Equal(ResultsSchema(), have) {
-		t.Errorf("the embedded schema is not %s: rebuild", ResultsSchemaFile)
+	for _, c := range []struct {
+		file     string
+		gen      func(map[string]string) ([]byte, error)
+		embedded []byte
+	}{
+		{ResultsSchemaFile, GenerateResultsSchema, ResultsSchema()},
+		{PlanSchemaFile, GeneratePlanSchema, PlanSchema()},
+	} {
+		t.Run(c.file, func(t *testing.T) {
+			wd, err := os.Getwd()
+			if err != nil {
+				t.Fatal(err)
+			}
+			path := filepath.Join(wd, c.file)
+			got := generatedSchema(t, c.gen)
+			if *update {
+				if err := os.WriteFile(path, got, 0o644); err != nil {
+					t.Fatal(err)
+				}
+			}
+			have, err := os.ReadFile(path)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if !bytes.Equal(have, got) {
+				t.Errorf("%s is out of step with the Go types; run: go test ./report -run TestResultsSchemaInStep -update", c.file)
+			}
+			if !bytes.Equal(c.embedded, have) && !*update {
+				t.Errorf("the embedded schema is not %s: rebuild", c.file)
+			}
+		})
 	}
 }
 

@@ -21,25 +21,7 @@ import (
 // step-load sweep, a grid sweep and a merge of shards. Every run is cut to
 // a few simulated minutes: the fields, not the figures, are under test.
 func TestResultsValidateAgainstSchema(t *testing.T) {
-	var printed bytes.Buffer
-	if code := run([]string{"schema", "--results"}, &printed, os.Stderr); code != exitOK {
-		t.Fatalf("schema --results: exit %d", code)
-	}
-	if !bytes.Equal(printed.Bytes(), report.ResultsSchema()) {
-		t.Fatal("schema --results does not print report/results.schema.json")
-	}
-	doc, err := validator.UnmarshalJSON(bytes.NewReader(printed.Bytes()))
-	if err != nil {
-		t.Fatal(err)
-	}
-	c := validator.NewCompiler()
-	if err := c.AddResource("results.schema.json", doc); err != nil {
-		t.Fatal(err)
-	}
-	schema, err := c.Compile("results.schema.json")
-	if err != nil {
-		t.Fatal(err)
-	}
+	schema := printedSchema(t, "--results", report.ResultsSchema())
 
 	dir := t.TempDir()
 	trace, err := os.ReadFile("../../workloads/testdata/mooncake_small.jsonl")
@@ -121,6 +103,61 @@ price = { input = 3, output = 15 }
 				}
 				validateResults(t, schema, merged)
 			}
+		})
+	}
+}
+
+// printedSchema compiles the schema headroom schema FLAG prints, after
+// checking that it is the checked-in one.
+func printedSchema(t *testing.T, flag string, want []byte) *validator.Schema {
+	t.Helper()
+	var printed bytes.Buffer
+	if code := run([]string{"schema", flag}, &printed, os.Stderr); code != exitOK {
+		t.Fatalf("schema %s: exit %d", flag, code)
+	}
+	if !bytes.Equal(printed.Bytes(), want) {
+		t.Fatalf("schema %s does not print the checked-in schema", flag)
+	}
+	doc, err := validator.UnmarshalJSON(bytes.NewReader(printed.Bytes()))
+	if err != nil {
+		t.Fatal(err)
+	}
+	c := validator.NewCompiler()
+	if err := c.AddResource("schema.json", doc); err != nil {
+		t.Fatal(err)
+	}
+	schema, err := c.Compile("schema.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	return schema
+}
+
+// TestPlanValidatesAgainstSchema: the decisions headroom plan writes with
+// --json validate against the plan schema (report/plan.schema.json): one
+// with a winner, its growth and the winner's full results; one where
+// nothing holds (no winner, the nearest constraint); max_load alone.
+func TestPlanValidatesAgainstSchema(t *testing.T) {
+	schema := printedSchema(t, "--plan", report.PlanSchema())
+	nothing := strings.Replace(staffingPlan, `range = "1..12"`, `range = "1..3"`, 1)
+	nothing = strings.Replace(nothing, "prices = [10, 20, 30, 40, 50, 60, 70, 80, 90, 100, 110, 120]", "prices = [10, 20, 30]", 1)
+	alone := strings.SplitN(staffingPlan, "[[plan.knob]]", 2)[0]
+	alone = strings.Replace(alone, `objective = ["min_cost", "max_load"]`, `objective = "max_load"`, 1)
+	alone = strings.Replace(alone, "recheck = 4\n", "", 1)
+	for _, c := range []struct {
+		name, src string
+		code      int
+	}{
+		{"winner", mmcScenario(2.8, 1, staffingPlan), exitOK},
+		{"nothing holds", mmcScenario(3.5, 1, nothing), exitRunError},
+		{"max_load alone", strings.Replace(mmcScenario(2.8, 1, alone), "max_concurrency = 1,", "max_concurrency = 5,", 1), exitOK},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			out := filepath.Join(t.TempDir(), "plan.json")
+			if code, _, stderr := cli(t, "plan", writeScenario(t, c.src), "--json", out, "--no-html", "-q"); code != c.code {
+				t.Fatalf("exit %d, want %d: %s", code, c.code, stderr)
+			}
+			validateResults(t, schema, out)
 		})
 	}
 }
