@@ -22,6 +22,7 @@ type sample struct {
 	cost    float64
 	main    float64 // the main latency figure
 	summary *model.Summary
+	peak    *model.PeakWindow // the busiest hour (a copy), or nil
 	// bottleneck is what ran out, in words (the first replication's only).
 	bottleneck string
 }
@@ -116,6 +117,10 @@ func (pr *Problem) measure(r *model.Results, fixed float64) sample {
 	s.main = pr.mainLatency(r)
 	sum := r.Summary
 	s.summary = &sum
+	if p := r.Findings.PeakWindow; p != nil {
+		pk := *p
+		s.peak = &pk
+	}
 	return s
 }
 

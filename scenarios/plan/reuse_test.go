@@ -8,10 +8,12 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"math"
 	"strings"
 	"sync"
 	"testing"
 
+	"github.com/headroom-sim/headroom/model"
 	"github.com/headroom-sim/headroom/report"
 )
 
@@ -181,4 +183,71 @@ monotone = true
 	if err != nil || d.Winner == nil {
 		t.Fatalf("within the estimate: %v", err)
 	}
+}
+
+// TestWinnerBusiestHourOverReplications: the winner's report summarises
+// the busiest hour over the same replications as its key figures: each
+// replication's own busiest hour, the mean of what running each alone
+// gives.
+func TestWinnerBusiestHourOverReplications(t *testing.T) {
+	pr := runPlan(t, mmcPlan(4, 1, 3, `[plan]
+objective = "min_cost"
+replications = 2
+recheck = 4
+
+[[plan.target]]
+metric = "queue_wait"
+percentile = 95
+max = "0.5s"
+
+[[plan.knob]]
+key = "workload.jobs.client.max_concurrency"
+range = "1..12"
+monotone = true
+`))
+	d, err := Run(context.Background(), pr, Options{Workers: 2})
+	if err != nil || d.Winner == nil {
+		t.Fatalf("%v", err)
+	}
+	doc := d.WinnerResults
+	if doc == nil || doc.Replications != 4 || len(doc.Summary) != 1 {
+		t.Fatalf("winner results %+v", doc)
+	}
+	var p95, good float64
+	cfg := newEvaluator(context.Background(), pr, Options{}).get(pointOf(pr, d.Candidates[*d.Winner].Index), 1).cfg
+	for r := 0; r < 4; r++ {
+		c := cfg
+		c.Replication = r
+		s, err := model.Build(c)
+		if err != nil {
+			t.Fatal(err)
+		}
+		res, err := s.Run(context.Background())
+		if err != nil {
+			t.Fatal(err)
+		}
+		pk := res.Findings.PeakWindow
+		if pk == nil {
+			t.Fatal("no busiest hour in a 3-hour run")
+		}
+		p95 += pk.TTFT.P95 / 4
+		good += 100 * pk.SLOAttainment / 4
+	}
+	for name, want := range map[string]float64{"busiest_hour_ttft_p95_s": p95, "busiest_hour_slo_attainment_pct": good} {
+		f, ok := doc.Summary[0].Figure(name)
+		if !ok || f.N != 4 || math.Abs(f.Mean-want) > 1e-9*math.Max(1, want) {
+			t.Errorf("%s: %+v, want the mean %v of 4", name, f, want)
+		}
+	}
+}
+
+// pointOf is the candidate at index i of the canonical order.
+func pointOf(pr *Problem, i int) point {
+	sp := pr.space()
+	p := make(point, len(sp.sizes))
+	for j := len(p) - 1; j >= 0; j-- {
+		p[j] = i % sp.sizes[j]
+		i /= sp.sizes[j]
+	}
+	return p
 }

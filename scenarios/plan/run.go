@@ -127,7 +127,17 @@ func Run(ctx context.Context, pr *Problem, o Options) (*report.Decision, error) 
 		doc := report.NewDocument(o.Generator, o.Info, []*model.Results{winnerRes[0]})
 		if len(winnerRes) > 1 {
 			doc.Replications = len(winnerRes)
-			doc.Summary = []report.VariantSummary{report.SummarizeVariant(report.VariantName(winnerRes[0]), winnerRes, nil)}
+			vs := report.SummarizeVariant(report.VariantName(winnerRes[0]), winnerRes, nil)
+			// The busiest hour's figures over the same replications, beside
+			// the key figures (the verdict is the first replication's).
+			if of := winnerOf(winner, of); of != nil && len(of.samples) >= len(winnerRes) {
+				peaks := make([]*model.PeakWindow, len(winnerRes))
+				for i := range peaks {
+					peaks[i] = of.samples[i].peak
+				}
+				vs.Figures = append(vs.Figures, report.PeakFigures(peaks)...)
+			}
+			doc.Summary = []report.VariantSummary{vs}
 		}
 		d.WinnerResults = doc
 	}
@@ -140,6 +150,15 @@ func Run(ctx context.Context, pr *Problem, o Options) (*report.Decision, error) 
 	}
 	d.Search.ElapsedS = math.Round(time.Since(start).Seconds()*100) / 100
 	return d, nil
+}
+
+// winnerOf is the candidate whose results the decision reports: the
+// winner, else the scenario as written.
+func winnerOf(winner, asWritten *cand) *cand {
+	if winner != nil {
+		return winner
+	}
+	return asWritten
 }
 
 // inShard reports whether a candidate belongs to the shard: its lane
