@@ -63,7 +63,7 @@ Examples:
   headroom plan                                       # the salespeople's cheapest hybrid
   headroom plan fleet-70b --json out/fleet.json       # and out/fleet.html
   headroom plan email-plan --write out/tier.toml      # the winning scenario, ready to run
-  headroom plan my.toml --set plan.replications=10 --workers 8
+  headroom plan my.toml --replications 10 --workers 8
   headroom plan my.toml --shard-from-env --shards 8 --part /out/plan-{shard}.json
 
 Flags:
@@ -81,6 +81,7 @@ type planOptions struct {
 	shards                        int
 	part                          string
 	force                         bool
+	replications                  int
 }
 
 func cmdPlan(args []string, stdout, stderr io.Writer) error {
@@ -103,6 +104,7 @@ func planCommand(args []string, stdout, stderr io.Writer, bounds workBounds) err
 	fs.BoolVar(&o.shardFromEnv, "shard-from-env", false, "take the shard index from JOB_COMPLETION_INDEX (Kubernetes Indexed Job) or SLURM_ARRAY_TASK_ID (Slurm job array)")
 	fs.IntVar(&o.shards, "shards", 0, "the shard count `N` with --shard-from-env")
 	fs.StringVar(&o.part, "part", "", "with --shard: write this shard's part to `FILE` ({shard} becomes the shard index)")
+	fs.IntVar(&o.replications, "replications", 0, "run `N` replications per candidate (the same as --set plan.replications=N; the re-check defaults to 4 × N)")
 	fs.BoolVar(&o.force, "force", false, "plan even when the work or memory estimate is beyond its bound, and lift the bound on requests in flight at once")
 	if err := parseFlags(fs, args); err != nil {
 		return err
@@ -140,6 +142,12 @@ func planCommand(args []string, stdout, stderr io.Writer, bounds workBounds) err
 	}
 	if fs.Changed("seed") {
 		sets = append(sets, scenarios.Override{Path: "seed", Value: int64(o.seed)})
+	}
+	if fs.Changed("replications") {
+		if o.replications < 1 {
+			return badInput("--replications N: N is how many replications each candidate runs (plan.replications), at least 1, got %d", o.replications)
+		}
+		sets = append(sets, scenarios.Override{Path: "plan.replications", Value: int64(o.replications)})
 	}
 	pr, err := plan.Compile(sc, sets)
 	if err != nil {

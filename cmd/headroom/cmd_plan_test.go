@@ -310,3 +310,42 @@ func TestPlanRunErrorWords(t *testing.T) {
 		}
 	}
 }
+
+// TestPlanReplicationsFlag: --replications N is --set plan.replications=N,
+// and the winner's report summarises the busiest hour over the re-check.
+func TestPlanReplicationsFlag(t *testing.T) {
+	file := writeScenario(t, mmcScenario(2.8, 2, staffingPlan))
+	dir := t.TempDir()
+	took := regexp.MustCompile(`; [0-9.]+(ms|s)\.\n`)
+	var outs []string
+	for i, args := range [][]string{{"--replications", "3"}, {"--set", "plan.replications=3"}} {
+		js := filepath.Join(dir, fmt.Sprintf("p%d.json", i))
+		code, stdout, stderr := cli(t, append([]string{"plan", file, "--workers", "2", "--json", js, "--no-html"}, args...)...)
+		if code != exitOK {
+			t.Fatalf("%v: exit %d: %s", args, code, stderr)
+		}
+		b, err := os.ReadFile(js)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var d report.Decision
+		if err := json.Unmarshal(b, &d); err != nil {
+			t.Fatal(err)
+		}
+		if d.Settings.Replications != 3 || d.WinnerResults == nil || len(d.WinnerResults.Summary) != 1 {
+			t.Fatalf("%v: settings %+v", args, d.Settings)
+		}
+		if f, ok := d.WinnerResults.Summary[0].Figure("busiest_hour_ttft_p95_s"); !ok || f.N != d.Settings.Recheck {
+			t.Errorf("%v: busiest-hour TTFT p95 %+v, want over the %d re-check replications", args, f, d.Settings.Recheck)
+		}
+		// The same, but for the --set line under the title.
+		stdout = strings.Replace(stdout, "  --set plan.replications=3\n", "", 1)
+		outs = append(outs, took.ReplaceAllString(strings.ReplaceAll(stdout, js, "P.json"), "\n"))
+	}
+	if outs[0] != outs[1] {
+		t.Errorf("--replications 3:\n%s\n--set plan.replications=3:\n%s", outs[0], outs[1])
+	}
+	if code, _, stderr := cli(t, "plan", file, "--replications", "0"); code != exitBadInput || !strings.Contains(stderr, "--replications N") {
+		t.Errorf("--replications 0: exit %d, %s", code, stderr)
+	}
+}
