@@ -102,7 +102,7 @@ func planProgress(stderr io.Writer, quiet bool, e plan.Estimate) func(int) {
 		return nil
 	}
 	if d := planDuration(e); d > 10*time.Second {
-		fmt.Fprintf(stderr, "\rplanning… up to about %s simulations of about %s events each, estimated %s at most", report.Count(int64(e.Simulations)), approx(e.PerRun.Events), durationText(d))
+		fmt.Fprintf(stderr, "\rplanning… up to about %s simulations of about %s events each: about %s on %d worker(s), at most\033[K", report.Count(int64(e.Simulations)), approx(e.PerRun.Events), durationText(d), e.Workers)
 	}
 	start := time.Now()
 	return func(sims int) {
