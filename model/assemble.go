@@ -17,13 +17,16 @@ func (s *Sim) results(interrupted bool) *Results {
 		horizon = s.eng.Now()
 	}
 	unclaimed := s.shareGPUCost(horizon)
+	unclaimedFixed := s.shareCommitments(horizon)
 	total := newGroupStats()
 	for _, w := range s.wls {
 		total.merge(w.stats)
 	}
-	// A cluster no workload can reach is billed all the same: its GPU time
-	// is in the total (and no workload's or tenant's share).
+	// A cluster or provider no workload can reach is billed all the same:
+	// its GPU time or commitment is in the total (and no workload's or
+	// tenant's share).
 	total.tok.costGPU += unclaimed
+	total.tok.costFixed += unclaimedFixed
 	// In flight per workload: offered minus ended.
 	res.Summary = summarize(total, horizon)
 	for _, w := range s.wls {
@@ -107,8 +110,8 @@ func tokenCounts(t *tokenTally) TokenCounts {
 }
 
 func cost(t *tokenTally) Cost {
-	c := Cost{Input: t.costIn, CacheWrite: t.costW, CacheRead: t.costR, Output: t.costOut, GPU: t.costGPU}
-	c.Total = c.Input + c.CacheWrite + c.CacheRead + c.Output + c.GPU
+	c := Cost{Input: t.costIn, CacheWrite: t.costW, CacheRead: t.costR, Output: t.costOut, GPU: t.costGPU, Commitment: t.costFixed}
+	c.Total = c.Input + c.CacheWrite + c.CacheRead + c.Output + c.GPU + c.Commitment
 	if n := t.input + t.output; n > 0 {
 		c.PerMillionTokens = c.Total / float64(n) * 1e6
 	}

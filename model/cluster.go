@@ -48,6 +48,7 @@ type seqState struct {
 	chunk     int32 // prefill tokens scheduled in the running iteration
 	decoding  bool  // scheduled to produce a token in the running iteration
 	started   bool  // has been admitted to a batch before
+	fromCPU   bool  // its cached prefix came from the CPU tier (at first admission)
 	prefix    int32 // prefix-cache entry referenced, or -1
 	shared    int32 // KV blocks held through the prefix cache: its entry's (an entry's size never changes), or its cached trace blocks' (cluster_blocks.go)
 	cached    int32 // prompt tokens served from the prefix cache at first admission

@@ -37,6 +37,7 @@ type autoscaler struct {
 	lastAct               float64
 	lastT                 float64
 	cumWait, cumRun       float64
+	cumKVQ                float64 // a decode pool's: the wait for its KV blocks
 	cumBusy, cumKV        float64
 	arrivals              int64
 	rec                   int // latest recommendation
@@ -256,6 +257,9 @@ func (s *Sim) asMetric(c *cluster, now float64) float64 {
 		return d / p
 	}
 	wait := avg(&c.cs.waitG, &a.cumWait)
+	if c.isDecodePool() {
+		wait += avg(&c.pd.other.pd.kvqG, &a.cumKVQ) // prefilled, waiting for its blocks
+	}
 	run := avg(&c.cs.batchG, &a.cumRun)
 	busy := avg(&c.cs.busyG, &a.cumBusy)
 	kv := 0.0
@@ -345,7 +349,12 @@ func (s *Sim) markSpill(id int32) {
 		}
 	}
 	if spill {
-		w.route.stats.ScaleUpSpill++
+		st := &w.route.stats
+		st.ScaleUpSpill++
+		if st.ScaleUpSpillSeries == nil {
+			st.ScaleUpSpillSeries, st.ScaleUpSpillCostSeries = make([]int64, s.nInt), make([]float64, s.nInt)
+		}
+		st.ScaleUpSpillSeries[s.interval(s.eng.Now())]++
 	}
 	if rt := w.route; rt != nil && (spill || int(id) < len(rt.spill)) {
 		for int(id) >= len(rt.spill) {
@@ -362,6 +371,8 @@ func (s *Sim) spillDone(id int32, t *tokenTally) {
 		return
 	}
 	rt.spill[id] = false
+	cost := t.costIn + t.costW + t.costR + t.costOut
 	rt.stats.ScaleUpSpillCompleted++
-	rt.stats.ScaleUpSpillCostUSD += t.costIn + t.costW + t.costR + t.costOut
+	rt.stats.ScaleUpSpillCostUSD += cost
+	rt.stats.ScaleUpSpillCostSeries[s.interval(s.eng.Now())] += cost
 }

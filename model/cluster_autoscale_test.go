@@ -171,8 +171,25 @@ func TestAutoscaleSpillToHosted(t *testing.T) {
 	if rt.ScaleUpSpillCostUSD > api.Cost.Total+1e-9 || rt.ScaleUpSpill > rt.Targets[1].Sent {
 		t.Errorf("spill %d costing %.4f, hosted got %d costing %.4f", rt.ScaleUpSpill, rt.ScaleUpSpillCostUSD, rt.Targets[1].Sent, api.Cost.Total)
 	}
-	if as := r.Backends[1].Cluster.Autoscale; as.ScaleUps == 0 || as.PeakReplicas < 3 {
+	as := r.Backends[1].Cluster.Autoscale
+	if as.ScaleUps == 0 || as.PeakReplicas < 3 {
 		t.Errorf("autoscaler %+v, want a scale-up", as)
+	}
+	// The series add up to the totals, and spill happens only while the
+	// cluster is short: from the first scale-up decision until its
+	// replicas serve (provisioning 120 s + model load 60 s later).
+	var n int64
+	var cost float64
+	for i, v := range rt.ScaleUpSpillSeries {
+		n += v
+		cost += rt.ScaleUpSpillCostSeries[i]
+		start, end := float64(i)*c.Interval, float64(i+1)*c.Interval
+		if v > 0 && !shortDuring(as, start, end) {
+			t.Errorf("%d attempts spilled in [%gs, %gs), when no scale-up was pending", v, start, end)
+		}
+	}
+	if n != rt.ScaleUpSpill || math.Abs(cost-rt.ScaleUpSpillCostUSD) > 1e-9*math.Max(1, cost) {
+		t.Errorf("spill series add to %d attempts and $%.6f, totals %d and $%.6f", n, cost, rt.ScaleUpSpill, rt.ScaleUpSpillCostUSD)
 	}
 	if q := r.Summary.Requests; q.Failed != 0 {
 		t.Errorf("requests %+v", q)
@@ -194,4 +211,15 @@ func TestAutoscaleEveryMetricScalesUp(t *testing.T) {
 			t.Errorf("%s: %+v", m.metric, as)
 		}
 	}
+}
+
+// shortDuring reports whether a scale-up was pending (decided, its
+// replicas not yet serving) at some time in [start, end).
+func shortDuring(as *AutoscaleResult, start, end float64) bool {
+	for _, e := range as.Events {
+		if e.To > e.From && e.AtS < end && e.ReadyAtS >= start {
+			return true
+		}
+	}
+	return false
 }

@@ -49,6 +49,24 @@ type pdState struct {
 	bytes   float64
 	xferSk  *sim.Sketch
 	waitSk  *sim.Sketch
+	// both pools' replicas and GPUs provisioned now, and at most (kept on
+	// the prefill pool's side)
+	prov, provGPUs, peak, peakGPUs int
+}
+
+// provision counts a replica of either pool coming up (on) or down.
+func (pd *pdState) provision(on bool, tp int) {
+	if !pd.prefill {
+		pd = pd.other.pd
+	}
+	if on {
+		pd.prov++
+		pd.provGPUs += tp
+	} else {
+		pd.prov--
+		pd.provGPUs -= tp
+	}
+	pd.peak, pd.peakGPUs = max(pd.peak, pd.prov), max(pd.peakGPUs, pd.provGPUs)
 }
 
 // pdSeq is a request's hand-over state.
@@ -88,7 +106,7 @@ func poolSpec(spec *ClusterSpec, p *PoolSpec, name string) ClusterSpec {
 	if p.PerGPUHour > 0 {
 		ps.Price.PerGPUHour = p.PerGPUHour
 	}
-	ps.Prefill, ps.Decode, ps.Transfer, ps.Autoscale = nil, nil, TransferSpec{}, nil
+	ps.Prefill, ps.Decode, ps.Transfer, ps.Autoscale = nil, nil, TransferSpec{}, p.Autoscale
 	ps.Schedule, ps.Failures = nil, nil
 	return ps
 }
@@ -193,6 +211,9 @@ func (s *Sim) pdHandoff(c *cluster, id int32) {
 	rep.outgoing += held
 	q.held = int32(held)
 	q.queued = s.eng.Now()
+	if d := pd.other; d.as != nil {
+		d.as.arrivals++ // the decode pool's arrivals are the hand-overs
+	}
 	if pd.kvq.len() == 0 {
 		if d := s.decodeRoom(c, id); d != nil {
 			s.pdTransfer(c, d, id)
@@ -302,6 +323,7 @@ func (s *Sim) transferDone(id int32) {
 		q.nb = 0
 		s.clusterGauges(d, drep)
 		s.dropOrphan(id)
+		s.maybeRetire(d, drep) // a draining replica waited for it
 		return
 	}
 	r.ttftSvc = now - r.admitted
@@ -385,8 +407,12 @@ func (s *Sim) pdResults(c *cluster, cr *ClusterResult, horizon float64) {
 	pool := func(role string, p *cluster, r *ClusterResult) PoolResult {
 		usd, hours := s.gpuCost(p, horizon)
 		pr := PoolResult{Role: role, Replicas: p.spec.Replicas, TensorParallel: p.spec.TensorParallel, GPUs: p.spec.Replicas * p.spec.TensorParallel,
-			GPU: p.gpuName, KVBlocks: p.blocks, Steps: r.Steps, Preemptions: r.Preemptions, MeanBatch: r.MeanBatch, MeanKVUse: r.MeanKVUse,
+			PeakReplicas: p.spec.Replicas, GPU: p.gpuName, KVBlocks: p.blocks, Steps: r.Steps, Preemptions: r.Preemptions, MeanBatch: r.MeanBatch, MeanKVUse: r.MeanKVUse,
 			Utilization: r.Utilization, GPUHours: hours, CostUSD: usd}
+		if p.as != nil {
+			pr.Autoscale = p.autoscaleResult(horizon)
+			pr.PeakReplicas = p.as.peak
+		}
 		var sum float64
 		for i, v := range p.cs.wait {
 			sum += v * min(s.cfg.Interval, horizon-float64(i)*s.cfg.Interval)
@@ -405,7 +431,7 @@ func (s *Sim) pdResults(c *cluster, cr *ClusterResult, horizon float64) {
 		Time: quantiles(pd.xferSk), KVWait: quantiles(pd.waitSk)}
 	cr.Replicas = pp.Replicas + dp.Replicas
 	cr.GPUs = pp.GPUs + dp.GPUs
-	cr.PeakReplicas, cr.PeakGPUs = cr.Replicas, cr.GPUs
+	cr.PeakReplicas, cr.PeakGPUs = pd.peak, pd.peakGPUs
 	cr.TensorParallel = 0 // the pools' differ; see pools
 	cr.GPUHours = pp.GPUHours + dp.GPUHours
 	cr.Steps += dr.Steps

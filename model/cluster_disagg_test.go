@@ -92,3 +92,56 @@ func TestDisaggDecodeKVLimitsAdmission(t *testing.T) {
 		t.Errorf("requests %+v", q)
 	}
 }
+
+// poolStepConfig steps constant arrivals from 3 to 30 requests/s at
+// t = 600 s on a disaggregated cluster whose pool role is autoscaled on
+// the arrival rate (8 requests/s per replica, as the cluster-level step
+// test), the other pool fixed.
+func poolStepConfig(role string) Config {
+	c := pdConfig(0, 1e9, 0)
+	c.Duration = 1800
+	c.Workloads[0].Demand = workloads.DemandSpec{Unit: "requests/s", Curve: []float64{3, 30, 30}, Every: 600,
+		Arrivals: workloads.ArrivalSpec{Kind: "constant"}}
+	down := workloads.Duration(300)
+	as := &AutoscaleSpec{Metric: MetricArrivalRate, Target: 8, Min: ptr(1), Max: 10, Period: 15,
+		UpWindow: 60, DownWindow: &down, Provisioning: 120, ModelLoad: 30}
+	cl := &c.Clusters[0]
+	cl.Prefill, cl.Decode = &PoolSpec{Replicas: 2}, &PoolSpec{Replicas: 3}
+	if role == "prefill" {
+		cl.Prefill = &PoolSpec{Replicas: 1, Autoscale: as}
+	} else {
+		cl.Decode = &PoolSpec{Replicas: 1, Autoscale: as}
+	}
+	return c
+}
+
+// Either pool scales as a cluster does: the step is acted on exactly one
+// period plus the up window after it (at 675 s), the new replicas serve
+// provisioning + model_load later (825 s), and each pool is billed for
+// what it provisioned from the decision. The decode pool's arrivals are
+// the prompts handed to it, a prefill iteration after they arrive.
+func TestPoolAutoscaleStepDelayIsExact(t *testing.T) {
+	for i, role := range []string{"prefill", "decode"} {
+		r := mustRun(t, poolStepConfig(role))
+		cl := r.Backends[0].Cluster
+		p := cl.Pools[i]
+		other := cl.Pools[1-i]
+		if p.Role != role || p.Autoscale == nil || other.Autoscale != nil || cl.Autoscale != nil {
+			t.Fatalf("%s: pools %+v, cluster autoscale %v", role, cl.Pools, cl.Autoscale)
+		}
+		ev := p.Autoscale.Events
+		if len(ev) != 1 || ev[0].AtS != 675 || ev[0].ReadyAtS != 825 || ev[0].From != 1 || ev[0].To != 4 {
+			t.Fatalf("%s pool: scale events %+v, want 1 -> 4 at 675 s, ready at 825 s", role, ev)
+		}
+		within(t, role+" pool GPU-hours", p.GPUHours, (1800+3*(1800-675))/3600.0, 1e-9)
+		within(t, "the fixed pool's GPU-hours", other.GPUHours, float64(other.Replicas)*1800/3600, 1e-9)
+		within(t, "the cluster's GPU-hours", cl.GPUHours, p.GPUHours+other.GPUHours, 1e-12)
+		if p.PeakReplicas != 4 || cl.PeakReplicas != 4+other.Replicas {
+			t.Errorf("%s: peak replicas %d (pool) and %d (cluster), want 4 and %d", role, p.PeakReplicas, cl.PeakReplicas, 4+other.Replicas)
+		}
+		within(t, role+" pool: time under-provisioned", p.Autoscale.UnderProvisionedS, 825-615, 1e-9)
+		if q := r.Summary.Requests; q.Failed != 0 || q.Completed < q.Offered-100 {
+			t.Errorf("%s: requests %+v", role, q)
+		}
+	}
+}

@@ -30,7 +30,7 @@ func (s *Sim) fleetResult(c *cluster, cr *ClusterResult, horizon float64) {
 	if c.pd != nil && c.pd.prefill {
 		s.pdResults(c, cr, horizon)
 	}
-	if c.as != nil {
+	if c.as != nil && c.pd == nil { // a pool's autoscaler is in its pool's result
 		cr.Autoscale = c.autoscaleResult(horizon)
 		cr.PeakReplicas = c.as.peak
 		cr.PeakGPUs = c.as.peak * c.spec.TensorParallel

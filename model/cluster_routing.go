@@ -369,21 +369,23 @@ func (s *Sim) weightedPick(c *cluster, id int32, cand []*replica) *replica {
 }
 
 // countPrefix records where a request's prefix came from at its first
-// admission: GPU memory, the CPU tier, or nowhere.
-func (c *cluster) countPrefix(s *Sim, id int32, tokens int, fromCPU bool) {
+// admission: GPU memory, the CPU tier, or nowhere. A delta of -1 takes an
+// attempt's count back, when a replica failure refuses it after admitting
+// it (it is counted as refused, not admitted, and its retry counts anew).
+func (c *cluster) countPrefix(s *Sim, id int32, tokens int, fromCPU bool, delta int64) {
 	if !c.spec.PrefixCaching || !s.hasPrefix(c, id) {
 		return
 	}
 	rt := c.rt
 	switch {
 	case tokens == 0:
-		rt.misses++
+		rt.misses += delta
 	case fromCPU:
-		rt.cpuHits++
-		rt.cpuTok += int64(tokens)
+		rt.cpuHits += delta
+		rt.cpuTok += delta * int64(tokens)
 	default:
-		rt.gpuHits++
-		rt.gpuTok += int64(tokens)
+		rt.gpuHits += delta
+		rt.gpuTok += delta * int64(tokens)
 	}
 }
 

@@ -147,6 +147,9 @@ func (s *Sim) setState(c *cluster, rep *replica, st uint8) {
 			d = -d
 		}
 		c.cs.gpuG.Add(s.eng.Now(), d)
+		if c.pd != nil {
+			c.pd.provision(is, c.spec.TensorParallel)
+		}
 	}
 	if c.as != nil {
 		s.asCount(c)
@@ -202,9 +205,11 @@ func (s *Sim) scaleTo(c *cluster, n int) {
 	c.target = n
 }
 
-// maybeRetire releases a draining replica once it has nothing left.
+// maybeRetire releases a draining replica once it has nothing left: no
+// request running or waiting, and in a disaggregated cluster no KV held
+// for a transfer out or reserved for one coming in.
 func (s *Sim) maybeRetire(c *cluster, rep *replica) {
-	if rep.state == repDraining && !rep.busy && len(rep.running) == 0 && rep.waitingLen() == 0 {
+	if rep.state == repDraining && !rep.busy && len(rep.running) == 0 && rep.waitingLen() == 0 && rep.outgoing == 0 && rep.incoming == 0 {
 		s.setState(c, rep, repDown)
 	}
 }
@@ -255,8 +260,12 @@ func (s *Sim) failReplica(c *cluster, rep *replica, lose bool) {
 	iv := s.interval(now)
 	for _, id := range held {
 		// Admitted, then refused by the failure: it counts as refused,
-		// so attempts = admitted + refused holds.
+		// so attempts = admitted + refused holds, and its prefix-cache
+		// hit (if it reached a batch) is taken back with its admission.
 		c.stats.admitted--
+		if sq := &s.seqs[id]; sq.started {
+			c.countPrefix(s, id, int(sq.cached), sq.fromCPU, -1)
+		}
 		if lose {
 			s.countRejection(id, rsReplicaLost, iv)
 			s.fail(id, rsReplicaLost)

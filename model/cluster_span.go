@@ -67,7 +67,10 @@ func (c *cluster) spanNeed(rep *replica, k int64) int {
 // taken by fastStart) into a span of as many iterations as stay unchanged.
 // It reports false when the span would be a single iteration.
 func (s *Sim) launchSpan(c *cluster, rep *replica, b *perf.Batch) bool {
-	if rep.fin.len() == 0 {
+	if rep.fin.len() == 0 || rep.extraDT > 0 {
+		// A CPU-tier read comes with the admission it serves (tierUnfetch),
+		// which is no pure decode; should one be pending, the iteration
+		// runs alone and launch charges it, as the reference does.
 		return false
 	}
 	k0 := rep.iter

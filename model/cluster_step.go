@@ -172,7 +172,8 @@ func (s *Sim) admitWaiting(c *cluster, rep *replica, budgetp *int, b *perf.Batch
 		sq := &s.seqs[id]
 		w := s.wls[r.wl]
 		shared, key, hit, fromCPU := 0, int64(-1), 0, false
-		var pe *prefixEntry // the cached prefix entry, looked up once
+		var extra0, read0 float64 // the read charges before a CPU-tier fetch
+		var pe *prefixEntry       // the cached prefix entry, looked up once
 		keys, kb := s.reqKeys(id)
 		if c.spec.PrefixCaching && sq.computed == 0 {
 			if keys != nil {
@@ -183,6 +184,7 @@ func (s *Sim) admitWaiting(c *cluster, rep *replica, budgetp *int, b *perf.Batch
 				if pe = rep.prefixes[key]; pe != nil {
 					shared = int(pe.blocks)
 				} else if rep.tier != nil {
+					extra0, read0 = rep.extraDT, c.rt.cpuRead
 					shared = s.tierFetch(c, rep, key)
 					if fromCPU = shared > 0; fromCPU {
 						pe = rep.prefixes[key] // brought back from the CPU tier
@@ -195,6 +197,9 @@ func (s *Sim) admitWaiting(c *cluster, rep *replica, budgetp *int, b *perf.Batch
 		ch := min(rem, budget)
 		if !c.chunked && ch < rem {
 			if budget < c.spec.MaxNumBatchedTokens {
+				if fromCPU {
+					s.tierUnfetch(c, rep, key, shared, extra0, read0)
+				}
 				break // the whole prompt must fit one iteration
 			}
 			ch = rem
@@ -217,6 +222,9 @@ func (s *Sim) admitWaiting(c *cluster, rep *replica, budgetp *int, b *perf.Batch
 			// what every running request may still need.
 			reserve = blocksFor(int(r.input)+w.maxTok, c.bs) - shared
 			if rep.committed+reserve+rep.pinnedPrefixBlocks(key, shared) > c.blocks {
+				if fromCPU {
+					s.tierUnfetch(c, rep, key, shared, extra0, read0)
+				}
 				break
 			}
 		}
@@ -238,6 +246,9 @@ func (s *Sim) admitWaiting(c *cluster, rep *replica, budgetp *int, b *perf.Batch
 			}
 			if hit > 0 {
 				rep.unpinKeys(keys[:hit])
+			}
+			if fromCPU {
+				s.tierUnfetch(c, rep, key, shared, extra0, read0)
 			}
 			break
 		}
@@ -263,9 +274,9 @@ func (s *Sim) admitWaiting(c *cluster, rep *replica, budgetp *int, b *perf.Batch
 		sq.computed = int32(computed)
 		if !sq.started {
 			sq.started = true
-			sq.cached = int32(computed)
+			sq.cached, sq.fromCPU = int32(computed), fromCPU
 			r.admitted = now
-			c.countPrefix(s, id, computed, fromCPU)
+			c.countPrefix(s, id, computed, fromCPU, 1)
 		}
 		r.state = stService
 		rep.running = append(rep.running, id)

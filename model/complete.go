@@ -1,5 +1,11 @@
 package model
 
+// A request's way, step 6 of 6 (doc.go): completion. A request ends
+// answered (complete: its tokens, cost, latencies, goodput and series are
+// recorded) or given up (fail); either way finish frees its record and its
+// client slot, which the next request waiting in the client's queue takes,
+// and sets a closed-loop user thinking.
+
 // complete records a finished request: its tokens and cost (tally), its
 // latencies, goodput and series; then releases it. The backend has already
 // released what it held. r.admitted is when service began and r.ttftSvc the
@@ -67,4 +73,49 @@ func (s *Sim) complete(id int32, tally *tokenTally) {
 	s.ser.latency(arrIv, ttft, qwait)
 	s.observeDone(id, tally)
 	s.finish(id, w)
+}
+
+// fail ends a request without an answer.
+func (s *Sim) fail(id int32, reason int) {
+	r := &s.reqs[id]
+	if r.orphan {
+		s.dropOrphan(id)
+		return
+	}
+	s.observeFail(id, reason)
+	w := s.wls[r.wl]
+	if r.gw != 0 {
+		s.gwRelease(id, 0, false)
+	}
+	w.stats.failed++
+	w.stats.failedBy[reason]++
+	if w.win != nil {
+		w.win.failed[w.win.at(r.arrival)]++
+	}
+	s.ser.failed[s.interval(s.eng.Now())]++
+	s.ser.arrFailed[s.interval(r.arrival)]++
+	s.finish(id, w)
+}
+
+// finish releases the request's client slot and its record.
+func (s *Sim) finish(id int32, w *workload) {
+	now := s.eng.Now()
+	r := &s.reqs[id]
+	r.state = stFree
+	r.gen++
+	s.free = append(s.free, id)
+	s.live--
+	s.ser.inFlight.Add(now, -1)
+	if w.semCap > 0 {
+		if w.waiting.len() > 0 {
+			at := w.waiting.pop()
+			s.ser.queue.Add(now, -1)
+			s.attempt(s.issue(w, at))
+		} else {
+			w.semUsed--
+		}
+	}
+	if w.closed {
+		s.userThinks(w, now) // users.go
+	}
 }

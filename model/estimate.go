@@ -38,9 +38,6 @@ const (
 	// BytesPerRequest is what one request in flight costs: its record, its
 	// limit charges and engine state, an event and the slices' slack.
 	BytesPerRequest = 450
-	// BytesPerUser is what a closed-loop user costs while thinking: a
-	// pending event.
-	BytesPerUser = 48
 	// BytesPerSim is a simulation's fixed cost.
 	BytesPerSim = 1 << 20
 )
@@ -56,7 +53,7 @@ func (w Work) Add(o Work) Work {
 func EstimateWork(c Config) Work {
 	c.ApplyDefaults()
 	var w Work
-	thinking := 0.0 // closed-loop users, each an event while thinking
+	thinking := 0.0 // bytes the closed-loop users hold while thinking (users.go)
 	clusters := map[string]*ClusterSpec{}
 	for i := range c.Clusters {
 		clusters[c.Clusters[i].Name] = &c.Clusters[i]
@@ -96,7 +93,7 @@ func EstimateWork(c Config) Work {
 			} else {
 				n = math.Inf(1)
 			}
-			thinking += users
+			thinking += users * userBytes(&d.Think)
 		case d.IsJob():
 			if float64(d.At) < c.Duration {
 				n = float64(d.Count)
@@ -116,7 +113,7 @@ func EstimateWork(c Config) Work {
 	}
 	n := float64(c.intervals())
 	w.Events += n
-	w.Bytes = BytesPerSim + BytesPerInterval*n + BytesPerRequest*w.InFlight + BytesPerUser*thinking
+	w.Bytes = BytesPerSim + BytesPerInterval*n + BytesPerRequest*w.InFlight + thinking
 	for _, v := range []*float64{&w.Requests, &w.Events, &w.InFlight, &w.Bytes} {
 		if math.IsNaN(*v) {
 			*v = math.Inf(1)

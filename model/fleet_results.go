@@ -87,8 +87,11 @@ type ScaleEvent struct {
 
 // PoolResult is one pool of a disaggregated cluster.
 type PoolResult struct {
-	Role           string  `json:"role"` // "prefill" or "decode"
+	Role string `json:"role"` // "prefill" or "decode"
+	// Replicas is the count at the start, PeakReplicas the most at once
+	// (they differ when the pool is autoscaled).
 	Replicas       int     `json:"replicas"`
+	PeakReplicas   int     `json:"peak_replicas"`
 	TensorParallel int     `json:"tensor_parallel"`
 	GPUs           int     `json:"gpus"`
 	GPU            string  `json:"gpu"`
@@ -104,6 +107,8 @@ type PoolResult struct {
 	MeanWaiting float64 `json:"mean_waiting"`
 	GPUHours    float64 `json:"gpu_hours"`
 	CostUSD     float64 `json:"cost_usd"`
+	// Autoscale is what the pool's autoscaler did, when it has one.
+	Autoscale *AutoscaleResult `json:"autoscale,omitempty"`
 }
 
 // TransferResult is the KV handed from the prefill pool to the decode pool.

@@ -7,6 +7,12 @@ import (
 	"github.com/headroom-sim/headroom/sim"
 )
 
+// A request's way, step 3 of 6 (doc.go): the gateway, when the scenario
+// has one. A client's attempt (client.go) is answered from the response
+// cache, refused (back to its client), queued in the fair queue, or
+// admitted to the router (router.go), holding a reservation in weighted
+// units and stream slots that completion (complete.go) reconciles.
+
 // Gateway flags on a request (request.gw).
 const (
 	gwHeld  uint8 = 1 << iota // holds a reservation and stream slots
@@ -227,7 +233,7 @@ func (s *Sim) gwAdmit(id int32, iv int) bool {
 		if exp[r.content] > now {
 			g.st.cacheHits++
 			r.gw = gwHit
-			r.state = stService
+			r.state = stGwCached
 			r.admitted = now
 			r.ttftSvc = float64(g.spec.Cache.Latency)
 			s.eng.Schedule(now+r.ttftSvc, evCacheHit, id, r.gen)

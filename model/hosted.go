@@ -2,58 +2,20 @@ package model
 
 import "math"
 
-// send is one client attempt: a route picks its target, then the attempt
-// goes there.
-func (s *Sim) send(id int32) {
-	r := &s.reqs[id]
-	w := s.wls[r.wl]
-	iv := s.interval(s.eng.Now())
-	r.attempts++
-	w.stats.attempts++
-	if w.win != nil {
-		w.win.attempts[w.win.at(s.eng.Now())]++
-	}
-	if r.attempts > 1 {
-		w.stats.retries++
-		s.ser.retries[iv]++
-	}
-	r.out = true
-	if w.timeout > 0 {
-		s.arm(id, w)
-	}
-	if s.gw != nil && !s.gwAdmit(id, iv) {
-		return
-	}
-	s.route(id, iv)
-}
+// A request's way, step 5 of 6 (doc.go), at a hosted API: an attempt
+// delivered (backend.go) meets the provider's outages, spend cap and
+// batch lane, then every limit of its org and key (limiter.go, window.go),
+// its concurrency cap and prompt cache (provider.go); admitted, it is
+// served with drawn TTFT and TPOT, billed, and completed (complete.go).
+// A refusal goes back through reject (backend.go).
 
-// route sends an attempt that passed the gateway (if any) to its backend:
-// a route picks the target.
-func (s *Sim) route(id int32, iv int) {
-	s.routed++
-	r := &s.reqs[id]
-	if w := s.wls[r.wl]; w.route != nil {
-		r.tgt = s.pick(w.route, w)
-		s.markSpill(id)
-	}
-	s.sendTo(id, iv)
-}
-
-// sendTo delivers the attempt to its target (r.tgt).
-func (s *Sim) sendTo(id int32, iv int) {
-	r := &s.reqs[id]
-	w := s.wls[r.wl]
-	t := &w.targets[r.tgt]
+// sendHosted is an attempt at a hosted API: outages, the spend cap, the
+// batch lane, every limit of its org and key, concurrency; admitted, it
+// is served now or waits for a concurrency slot.
+//
+// r is s.reqs[id] and t its target, as sendTo found them.
+func (s *Sim) sendHosted(id int32, r *request, t *target, iv int) {
 	now := s.eng.Now()
-	t.bstats.attempts++
-	r.maxTok = int32(maxOut(r, t))
-	if w.route != nil {
-		w.route.stats.Targets[r.tgt].Sent++
-	}
-	if t.clus != nil {
-		s.sendCluster(id, iv)
-		return
-	}
 	p := t.prov
 	if rs := p.outageAt(now); rs >= 0 {
 		s.reject(id, rs, 0, iv)
@@ -174,22 +136,6 @@ func (s *Sim) sendBatch(id int32, iv int) {
 	s.eng.Schedule(now+d, evDone, id, r.gen)
 }
 
-// reject records a refused attempt and lets the client decide what next,
-// after the provider's error latency.
-func (s *Sim) reject(id int32, reason int, retryAfter float64, iv int) {
-	s.countRejection(id, reason, iv)
-	r := &s.reqs[id]
-	r.out = false // answered: the refusal is on its way
-	if et := s.tgt(r).errTime; et > 0 {
-		r.lastRsn = int16(reason)
-		r.retryAft = retryAfter
-		r.state = stBackoff
-		s.eng.Schedule(s.eng.Now()+et, evFail, id, r.gen)
-		return
-	}
-	s.refused(id, reason, retryAfter)
-}
-
 // done completes a request: reconcile limits, bill, record, release.
 func (s *Sim) done(id int32) {
 	r := &s.reqs[id]
@@ -223,6 +169,7 @@ func (s *Sim) done(id int32) {
 	c.costIn, c.costW, c.costR, c.costOut = p.price(uncached, int(r.write), int(r.read), int(r.output), r.batch)
 	p.spent += c.costIn + c.costW + c.costR + c.costOut
 	p.stats.tok.add(&c)
+	t.hostTok += c.input + c.output
 	s.complete(id, &c)
 }
 
@@ -230,11 +177,11 @@ func (s *Sim) done(id int32) {
 // provider's limits with the output it really produced.
 func (s *Sim) settleLimits(id int32, t *target, output int) {
 	p := t.prov
-	now := s.eng.Now()
-	iv := s.interval(now)
 	if p.org.empty && t.key < 0 {
 		return
 	}
+	now := s.eng.Now()
+	iv := s.interval(now)
 	lm := &s.lims[id]
 	if !p.org.empty {
 		p.org.settle(now, &lm.orgCharge, output, &lm.orgTix)
@@ -244,21 +191,4 @@ func (s *Sim) settleLimits(id int32, t *target, output int) {
 		p.keys[t.key].settle(now, &lm.keyCharge, output, &lm.keyTix)
 		p.stats.settle(t.key+1, iv, &lm.keyCharge, output)
 	}
-}
-
-// countRejection records a refused attempt for its workload, its backend
-// and the series.
-func (s *Sim) countRejection(id int32, reason, iv int) {
-	r := &s.reqs[id]
-	w := s.wls[r.wl]
-	w.targets[r.tgt].bstats.rejected[reason]++
-	if r.orphan {
-		return // its client already counted the attempt as timed out
-	}
-	w.stats.rejected[reason]++
-	s.windowRefused(w, reason)
-	if w.route != nil {
-		w.route.stats.Targets[r.tgt].Refused++
-	}
-	s.ser.reject(reason, iv)
 }

@@ -147,6 +147,18 @@ func (s *Sim) tierFetch(c *cluster, rep *replica, key int64) int {
 	return nb
 }
 
+// tierUnfetch takes back a fetch whose request was then not admitted (no
+// room in the iteration or the blocks): the entry leaves GPU memory again
+// (its CPU copy stays) and the read is not charged. An engine loads the
+// blocks of the requests it schedules only, and the request, admitted
+// later, counts as a CPU-tier hit with its read in the iteration that
+// admits it. extra and read are the charges from before the fetch.
+func (s *Sim) tierUnfetch(c *cluster, rep *replica, key int64, nb int, extra, read float64) {
+	delete(rep.prefixes, key)
+	rep.free += nb
+	rep.extraDT, c.rt.cpuRead = extra, read
+}
+
 // offload keeps a prefix entry leaving GPU memory in the CPU tier.
 func (rep *replica) offload(e *prefixEntry) {
 	if rep.tier != nil {

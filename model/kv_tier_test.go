@@ -75,3 +75,37 @@ func TestKVTierLRU(t *testing.T) {
 		t.Fatalf("reset left entries")
 	}
 }
+
+// A request whose prefix is fetched from the CPU tier but which then does
+// not fit the iteration (here its prompt does not fit what is left of the
+// token budget, chunked prefill off) gives the fetch back: the read is
+// charged with the admission it serves, and the request counts as a
+// CPU-tier hit. The fetch was once kept: its read went to an iteration
+// that did not admit the request (and was lost when that iteration was a
+// span of pure decode, so spans differed from the reference), and the
+// request counted as a GPU hit. Every CPU-tier hit here is of the same
+// 24-token prefix, 6 blocks of 4 tokens: the read-back time is exactly
+// hits × 6 × 4 × bytes per token ÷ bandwidth.
+func TestCPUTierFetchWithoutAdmissionIsGivenBack(t *testing.T) {
+	chunked := false
+	wl := func(name string, rate, in, out float64, maxtok, prefix int) WorkloadSpec {
+		return WorkloadSpec{Name: name, Route: "gpu", Priority: PriorityInteractive,
+			Demand: workloads.DemandSpec{Unit: "requests/s", Rate: rate},
+			Tokens: workloads.TokenSpec{Input: workloads.Dist{Kind: "uniform", Min: 1, Max: in}, Output: workloads.Dist{Kind: "uniform", Min: 1, Max: out},
+				MaxTokens: maxtok, SharedPrefix: prefix, Prefixes: 1},
+			Client: ClientSpec{Retry: RetrySpec{Preset: "anthropic-python"}}}
+	}
+	const bpt, bw = 131072, 1.0
+	cfg := Config{Name: "tier", Seed: 0x30189, Duration: 36.5, Interval: 30,
+		Workloads: []WorkloadSpec{wl("w0", 2.125, 64.5, 7.875, 325, 0), wl("w1", 1.453125, 95.5, 92.875, 64, 24)},
+		Clusters: []ClusterSpec{{Name: "gpu", Replicas: 1, MaxNumSeqs: 2, MaxNumBatchedTokens: 64, ChunkedPrefill: &chunked,
+			Order: "fcfs", Scheduler: "vllm", PrefixCaching: true, GPU: "H100-SXM", Model: "llama-3.1-8b",
+			KV: KVSpec{Allocation: "contiguous", BlockSize: 4, Blocks: 200, CPU: &KVTierSpec{SizeGB: 0.01, BandwidthGBs: bw, BytesPerToken: bpt}}}}}
+	r := mustRun(t, cfg)
+	pc := r.Backends[0].Cluster.PrefixCache
+	if pc.CPUReadS == 0 {
+		t.Fatalf("no CPU-tier read: %+v", pc)
+	}
+	within(t, "read-back time", pc.CPUReadS, float64(pc.CPUHits)*6*4*bpt/(bw*1e9), 1e-12)
+	sameAcrossModes(t, cfg, true)
+}

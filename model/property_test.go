@@ -76,6 +76,10 @@ func genConfig(t *rapid.T) Config {
 			p.Latency.TTFT.CV = 0.5 // a cv has an effect only on a lognormal factor
 		}
 		p.Price = PriceSpec{Input: 3, Output: 15, CacheWrite: 3.75, CacheRead: 0.3, BatchDiscount: 0.5}
+		if rapid.Bool().Draw(t, "commitment?") { // a tier's fixed price, in every cost figure
+			p.Price.Commitment = rapid.Float64Range(1, 5000).Draw(t, "commitment")
+			p.Price.CommitmentPer = rapid.SampledFrom([]string{"", "hour", "day", "month", "horizon"}).Draw(t, "commitment_per")
+		}
 		p.Cache = CacheSpec{MinTokens: 100}
 		if rapid.Bool().Draw(t, "outage?") {
 			p.Outages = []OutageSpec{{After: workloads.Duration(rapid.Float64Range(0, 500).Draw(t, "oat")),
@@ -277,8 +281,14 @@ func genGateway(t *rapid.T, wls []WorkloadSpec) *GatewaySpec {
 // checker wraps a Sim and checks invariants after every event.
 type checker struct {
 	s    *Sim
-	t    *rapid.T
+	t    fataler
 	same *sameTime
+}
+
+// fataler is what the checkers need of a test: a *rapid.T, or a
+// *testing.T in the regression tests that replay one drawn scenario.
+type fataler interface {
+	Fatalf(format string, args ...any)
 }
 
 // sameTime counts events at one instant, to catch loops in which time
@@ -375,147 +385,165 @@ func (c checker) Handle(e sim.Event) {
 // workload and per tenant), every attempt is admitted or refused, bucket
 // levels stay within [0, capacity], caps are respected, nothing panics.
 func TestRandomScenarioInvariants(t *testing.T) {
+	kept := keepFailing(t)
 	rapid.Check(t, func(t *rapid.T) {
 		cfg := genConfig(t)
-		s, err := Build(cfg)
-		if err != nil {
-			t.Fatalf("build: %v", err)
-		}
-		s.ran = true
-		s.start()
-		if err := s.eng.Run(context.Background(), cfg.Duration, checker{s, t, &sameTime{}}); err != nil {
-			t.Fatal(err)
-		}
-		r := s.results(false)
-		check := func(name string, sm Summary) {
-			q := sm.Requests
-			if q.Offered != q.Completed+q.Failed+q.InFlightAtEnd || q.InFlightAtEnd < 0 {
-				t.Fatalf("%s: offered %d != completed %d + failed %d + in flight %d", name, q.Offered, q.Completed, q.Failed, q.InFlightAtEnd)
-			}
-			var fb int64
-			for _, v := range q.FailedBy {
-				fb += v
-			}
-			if fb != q.Failed {
-				t.Fatalf("%s: failures by reason sum to %d, failed %d", name, fb, q.Failed)
-			}
-			if sm.Attempts.Retries > sm.Attempts.Total || sm.Attempts.Total < q.Completed {
-				t.Fatalf("%s: %d retries of %d attempts for %d completed", name, sm.Attempts.Retries, sm.Attempts.Total, q.Completed)
-			}
-		}
-		check("total", r.Summary)
-		if r.Summary.Requests.InFlightAtEnd != s.live {
-			t.Fatalf("in flight %d, live slots %d", r.Summary.Requests.InFlightAtEnd, s.live)
-		}
-		for _, g := range r.Workloads {
-			check(g.Name, g.Summary)
-		}
-		for _, g := range r.Tenants {
-			check("tenant "+g.Name, g.Summary)
-		}
-		var att int64
-		for _, b := range r.Backends {
-			var rej int64
-			for _, v := range b.Rejected {
-				rej += v
-			}
-			if b.Attempts != b.Admitted+rej {
-				t.Fatalf("%s: attempts %d != admitted %d + refused %d", b.Name, b.Attempts, b.Admitted, rej)
-			}
-			att += b.Attempts
-		}
-		var fallbacks int64
-		for _, rt := range r.Routes {
-			fallbacks += rt.Fallbacks
-			var sent int64
-			for _, tg := range rt.Targets {
-				sent += tg.Sent
-				if tg.Refused > tg.Sent {
-					t.Fatalf("route %s target %s: %d refused of %d sent", rt.Name, tg.Name, tg.Refused, tg.Sent)
-				}
-			}
-		}
-		// Every attempt the router got reaches a backend once, plus once
-		// more per fallback hop; without a gateway, that is every client
-		// attempt.
-		if att != s.routed+fallbacks {
-			t.Fatalf("backend attempts %d, routed %d + fallbacks %d", att, s.routed, fallbacks)
-		}
-		if s.gw == nil && s.routed != r.Summary.Attempts.Total {
-			t.Fatalf("routed %d of %d client attempts without a gateway", s.routed, r.Summary.Attempts.Total)
-		}
-		if s.gw != nil {
-			checkGateway(t, s, r)
-		}
-		// The batch lane's enqueued tokens are those of the jobs it holds,
-		// abandoned ones included.
-		queued := map[*provider]float64{}
-		for id := range s.reqs {
-			rq := &s.reqs[id]
-			if rq.state == stService && rq.batch {
-				queued[s.tgt(rq).prov] += float64(rq.input)
-			}
-		}
-		for _, p := range s.provs {
-			if math.Abs(p.batchQ-queued[p]) > 1e-6 {
-				t.Fatalf("%s: batch queue holds %.0f tokens, its jobs %.0f", p.spec.Name, p.batchQ, queued[p])
-			}
-		}
-		checkCosts(t, r)
-		var sc int64
-		for _, v := range r.Series.Completed {
-			sc += v
-		}
-		if sc != r.Summary.Requests.Completed {
-			t.Fatalf("series completed %d, summary %d", sc, r.Summary.Requests.Completed)
-		}
-		if _, err := json.Marshal(r); err != nil {
-			t.Fatalf("results do not marshal: %v", err)
-		}
-		for _, v := range r.Series.QueueLength {
-			if v < -1e-9 || math.IsNaN(v) {
-				t.Fatalf("queue length %v", v)
-			}
-		}
+		kept.watch(t, cfg)
+		checkInvariants(t, cfg)
 	})
+}
+
+// checkInvariants runs cfg under the checker and checks its results.
+func checkInvariants(t fataler, cfg Config) {
+	s, err := Build(cfg)
+	if err != nil {
+		t.Fatalf("build: %v", err)
+	}
+	s.ran = true
+	s.start()
+	if err := s.eng.Run(context.Background(), cfg.Duration, checker{s, t, &sameTime{}}); err != nil {
+		t.Fatalf("run: %v", err)
+	}
+	r := s.results(false)
+	check := func(name string, sm Summary) {
+		q := sm.Requests
+		if q.Offered != q.Completed+q.Failed+q.InFlightAtEnd || q.InFlightAtEnd < 0 {
+			t.Fatalf("%s: offered %d != completed %d + failed %d + in flight %d", name, q.Offered, q.Completed, q.Failed, q.InFlightAtEnd)
+		}
+		var fb int64
+		for _, v := range q.FailedBy {
+			fb += v
+		}
+		if fb != q.Failed {
+			t.Fatalf("%s: failures by reason sum to %d, failed %d", name, fb, q.Failed)
+		}
+		if sm.Attempts.Retries > sm.Attempts.Total || sm.Attempts.Total < q.Completed {
+			t.Fatalf("%s: %d retries of %d attempts for %d completed", name, sm.Attempts.Retries, sm.Attempts.Total, q.Completed)
+		}
+	}
+	check("total", r.Summary)
+	if r.Summary.Requests.InFlightAtEnd != s.live {
+		t.Fatalf("in flight %d, live slots %d", r.Summary.Requests.InFlightAtEnd, s.live)
+	}
+	for _, g := range r.Workloads {
+		check(g.Name, g.Summary)
+	}
+	for _, g := range r.Tenants {
+		check("tenant "+g.Name, g.Summary)
+	}
+	var att int64
+	for _, b := range r.Backends {
+		var rej int64
+		for _, v := range b.Rejected {
+			rej += v
+		}
+		if b.Attempts != b.Admitted+rej {
+			t.Fatalf("%s: attempts %d != admitted %d + refused %d", b.Name, b.Attempts, b.Admitted, rej)
+		}
+		att += b.Attempts
+	}
+	var fallbacks int64
+	for _, rt := range r.Routes {
+		fallbacks += rt.Fallbacks
+		var sent int64
+		for _, tg := range rt.Targets {
+			sent += tg.Sent
+			if tg.Refused > tg.Sent {
+				t.Fatalf("route %s target %s: %d refused of %d sent", rt.Name, tg.Name, tg.Refused, tg.Sent)
+			}
+		}
+	}
+	// Every attempt the router got reaches a backend once, plus once
+	// more per fallback hop; without a gateway, that is every client
+	// attempt.
+	if att != s.routed+fallbacks {
+		t.Fatalf("backend attempts %d, routed %d + fallbacks %d", att, s.routed, fallbacks)
+	}
+	if s.gw == nil && s.routed != r.Summary.Attempts.Total {
+		t.Fatalf("routed %d of %d client attempts without a gateway", s.routed, r.Summary.Attempts.Total)
+	}
+	if s.gw != nil {
+		checkGateway(t, s, r)
+	}
+	// The batch lane's enqueued tokens are those of the jobs it holds,
+	// abandoned ones included.
+	queued := map[*provider]float64{}
+	for id := range s.reqs {
+		rq := &s.reqs[id]
+		if rq.state == stService && rq.batch {
+			queued[s.tgt(rq).prov] += float64(rq.input)
+		}
+	}
+	for _, p := range s.provs {
+		if math.Abs(p.batchQ-queued[p]) > 1e-6 {
+			t.Fatalf("%s: batch queue holds %.0f tokens, its jobs %.0f", p.spec.Name, p.batchQ, queued[p])
+		}
+	}
+	checkCosts(t, r)
+	var sc int64
+	for _, v := range r.Series.Completed {
+		sc += v
+	}
+	if sc != r.Summary.Requests.Completed {
+		t.Fatalf("series completed %d, summary %d", sc, r.Summary.Requests.Completed)
+	}
+	if _, err := json.Marshal(r); err != nil {
+		t.Fatalf("results do not marshal: %v", err)
+	}
+	for _, v := range r.Series.QueueLength {
+		if v < -1e-9 || math.IsNaN(v) {
+			t.Fatalf("queue length %v", v)
+		}
+	}
 }
 
 // TestSameSeedSameBytes: a scenario and seed give byte-identical JSON,
 // whatever the number of workers running variants.
 func TestSameSeedSameBytes(t *testing.T) {
+	kept := keepFailing(t)
 	rapid.Check(t, func(t *rapid.T) {
 		cfg := genConfig(t)
-		cfg2 := cfg
-		cfg2.Variant = "copy"
-		run := func(workers int) []byte {
-			res, err := RunAll(context.Background(), []Config{cfg, cfg2}, workers, nil)
-			if err != nil {
-				t.Fatal(err)
-			}
-			b, err := json.Marshal(res)
-			if err != nil {
-				t.Fatal(err)
-			}
-			return b
-		}
-		a, b := run(1), run(2)
-		if !bytes.Equal(a, b) {
-			t.Fatalf("outputs differ between runs")
-		}
+		kept.watch(t, cfg)
+		checkSameBytes(t, cfg)
 	})
+}
+
+// checkSameBytes runs cfg and a copy with one worker and with two.
+func checkSameBytes(t fataler, cfg Config) {
+	cfg2 := cfg
+	cfg2.Variant = "copy"
+	run := func(workers int) []byte {
+		res, err := RunAll(context.Background(), []Config{cfg, cfg2}, workers, nil)
+		if err != nil {
+			t.Fatalf("run: %v", err)
+		}
+		b, err := json.Marshal(res)
+		if err != nil {
+			t.Fatalf("marshal: %v", err)
+		}
+		return b
+	}
+	a, b := run(1), run(2)
+	if !bytes.Equal(a, b) {
+		t.Fatalf("outputs differ between runs")
+	}
 }
 
 // checkCosts checks that every cost figure agrees: the summary's total,
 // its parts, the backends', the cost series' and the clusters' own series.
-func checkCosts(t *rapid.T, r *Results) {
+func checkCosts(t fataler, r *Results) {
 	near := func(a, b float64) bool { return math.Abs(a-b) <= 1e-9*math.Max(1, math.Max(math.Abs(a), math.Abs(b))) }
 	c := r.Summary.Cost
-	if parts := c.Input + c.CacheWrite + c.CacheRead + c.Output + c.GPU; !near(parts, c.Total) {
+	if parts := c.Input + c.CacheWrite + c.CacheRead + c.Output + c.GPU + c.Commitment; !near(parts, c.Total) {
 		t.Fatalf("cost parts %v add to %v, total %v", c, parts, c.Total)
 	}
-	var backends, gpu, series float64
+	var backends, gpu, fixed, series float64
 	for _, b := range r.Backends {
 		backends += b.Cost.Total
+		fixed += b.Cost.Commitment
+		if b.Cluster != nil && b.Cost.Commitment != 0 {
+			t.Fatalf("%s: a cluster with a commitment %v", b.Name, b.Cost.Commitment)
+		}
 		if cl := b.Cluster; cl != nil {
 			gpu += b.Cost.GPU
 			var cs float64
@@ -530,15 +558,16 @@ func checkCosts(t *rapid.T, r *Results) {
 	for _, v := range r.Series.CostUSD {
 		series += v
 	}
-	if !near(backends, c.Total) || !near(series, c.Total) || !near(gpu, c.GPU) {
-		t.Fatalf("cost: summary %v (GPU %v), backends %v (GPU %v), series %v", c.Total, c.GPU, backends, gpu, series)
+	if !near(backends, c.Total) || !near(series, c.Total) || !near(gpu, c.GPU) || !near(fixed, c.Commitment) {
+		t.Fatalf("cost: summary %v (GPU %v, commitment %v), backends %v (GPU %v, commitment %v), series %v", c.Total, c.GPU, c.Commitment, backends, gpu, fixed, series)
 	}
-	var wl float64
+	var wl, wlFixed float64
 	for _, w := range r.Workloads {
 		wl += w.Summary.Cost.Total
+		wlFixed += w.Summary.Cost.Commitment
 	}
-	if wl > c.Total*(1+1e-9)+1e-9 {
-		t.Fatalf("workloads cost %v, more than the total %v", wl, c.Total)
+	if wl > c.Total*(1+1e-9)+1e-9 || wlFixed > c.Commitment*(1+1e-9)+1e-9 {
+		t.Fatalf("workloads cost %v (commitments %v), more than the total %v (%v)", wl, wlFixed, c.Total, c.Commitment)
 	}
 }
 
@@ -546,7 +575,7 @@ func checkCosts(t *rapid.T, r *Results) {
 // client attempt was routed or decided at the gateway; every reserved unit
 // was used, refunded, lost to a crash without a lease, or is still held by
 // a live request or a pending lease; streams held match live requests.
-func checkGateway(t *rapid.T, s *Sim, r *Results) {
+func checkGateway(t fataler, s *Sim, r *Results) {
 	g := s.gw
 	var decided int64
 	for _, w := range r.Workloads {

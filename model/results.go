@@ -111,6 +111,10 @@ type Cost struct {
 	// GPU is self-hosted GPU time (idle hours included), shared among
 	// the workloads a cluster served by their tokens.
 	GPU float64 `json:"gpu"`
+	// Commitment is hosted tiers' fixed prices ([provider.price]
+	// commitment) prorated to the horizon, shared among the workloads a
+	// provider served by their tokens.
+	Commitment float64 `json:"commitment"`
 	// PerMillionTokens is total / (input+output) * 1e6.
 	PerMillionTokens float64 `json:"per_million_tokens"`
 }
@@ -319,6 +323,11 @@ type RouteResult struct {
 	ScaleUpSpill          int64   `json:"scale_up_spill,omitempty"`
 	ScaleUpSpillCompleted int64   `json:"scale_up_spill_completed,omitempty"`
 	ScaleUpSpillCostUSD   float64 `json:"scale_up_spill_cost_usd,omitempty"`
+	// ScaleUpSpillSeries counts the spilled attempts per interval, by the
+	// time they were sent, and ScaleUpSpillCostSeries their cost by the
+	// time they completed (both absent without spill).
+	ScaleUpSpillSeries     []int64   `json:"scale_up_spill_series,omitempty"`
+	ScaleUpSpillCostSeries []float64 `json:"scale_up_spill_cost_series,omitempty"`
 }
 
 // RouteTarget is one target of a route.

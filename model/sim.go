@@ -36,7 +36,8 @@ const (
 	stBackoff
 	stBackendQueue
 	stService
-	stGwQueue // waiting in the gateway's fair queue
+	stGwQueue  // waiting in the gateway's fair queue
+	stGwCached // being answered from the gateway's response cache: at no backend
 )
 
 // request is one logical request from arrival to its end. Slots are reused.
@@ -99,6 +100,7 @@ type workload struct {
 	arrivals      *workloads.Arrivals
 	trace         *traceSource // trace replay (trace_source.go), or nil
 	closed        bool
+	users         *userPool // closed loop: its thinking users (users.go)
 	job           bool
 	rngTok        *rand.Rand
 	tok           workloads.TokenSampler // the spec's tokens, parameters derived once
@@ -139,6 +141,9 @@ type Sim struct {
 	// refStepping makes clusters step every sequence one by one (the
 	// reference the fast stepping is tested against).
 	refStepping bool
+	// refUsers gives every thinking closed-loop user an event of its own
+	// (the reference the pool of users.go is tested against).
+	refUsers bool
 	// noSpans makes clusters schedule one event per iteration even when
 	// a run of iterations could be one span (for the equivalence tests).
 	noSpans bool
@@ -305,6 +310,9 @@ func Build(cfg Config) (*Sim, error) {
 		w.rngThink = cfg.stream(base + "/think")
 		w.rngClient = cfg.stream(base + "/client")
 		w.closed = spec.Demand.Closed()
+		if w.closed {
+			w.users = newUserPool(&spec.Demand)
+		}
 		w.job = spec.Demand.IsJob()
 		if spec.Demand.IsTrace() {
 			if err := s.buildTrace(w); err != nil {
@@ -401,21 +409,8 @@ func (s *Sim) finishRun(err error) (*Results, error) {
 
 func (s *Sim) start() {
 	for _, w := range s.wls {
-		switch {
-		case w.closed:
-			for u := 0; u < w.spec.Demand.Users; u++ {
-				s.eng.Schedule(w.spec.Demand.Think.Sample(w.rngThink), evArrival, int32(w.idx), 0)
-			}
-		case w.job:
-			s.eng.Schedule(float64(w.spec.Demand.At), evArrival, int32(w.idx), 0)
-		case w.trace != nil:
-			if s.startTrace(w) != nil {
-				return // the run stops with the error
-			}
-		default:
-			if t := w.arrivals.Next(); t < s.cfg.Duration {
-				s.eng.Schedule(t, evArrival, int32(w.idx), 0)
-			}
+		if !s.startArrivals(w) {
+			return // the run stops with the error
 		}
 	}
 	for _, c := range s.clus {
@@ -437,7 +432,7 @@ func (s *Sim) scheduleTick(i int) {
 func (s *Sim) Handle(e sim.Event) {
 	switch e.Kind {
 	case evArrival:
-		s.arrive(s.wls[e.Obj])
+		s.arrive(s.wls[e.Obj], e.Gen)
 		return
 	case evTick:
 		s.ser.tick(int(e.Obj), s.eng.Now())
@@ -480,10 +475,7 @@ func (s *Sim) Handle(e sim.Event) {
 	case evDone:
 		s.done(e.Obj)
 	case evFail:
-		if r.state == stService && r.batch {
-			s.tgt(r).prov.batchQ -= float64(r.input) // a batch-lane job that expired
-		}
-		s.refused(e.Obj, int(r.lastRsn), r.retryAft)
+		s.refusalDelivered(e.Obj)
 	case evCacheHit:
 		s.complete(e.Obj, &tokenTally{})
 	case evTimeout:

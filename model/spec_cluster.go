@@ -328,6 +328,9 @@ func (c *ClusterSpec) maxReplicas() int {
 	}
 	if c.Prefill != nil {
 		n = max(n, c.Prefill.Replicas) // the decode pool is a cluster of its own
+		if c.Prefill.Autoscale != nil {
+			n = max(n, c.Prefill.Autoscale.Max)
+		}
 	}
 	return n
 }

@@ -25,11 +25,11 @@ type RoutingSpec struct {
 	// loads): a replica holding the prefix is chosen while it has a free
 	// batch slot or its outstanding work, the request added, is within
 	// load_bound × the mean.
-	LoadBound float64 `toml:"load_bound" range:"[1,1000]" default:"1.25" doc:"prefix: a replica holding the prefix is chosen while it has a free batch slot (fewer outstanding requests than max_num_seqs), or while its outstanding work, the request added, stays within load_bound times the replicas' mean (rounded up); otherwise the least loaded replica is, and caches the prefix too"`
+	LoadBound float64 `toml:"load_bound" range:"[1,1000]" zero:"absent for 1.25" default:"1.25" doc:"prefix only: a replica holding the prefix is chosen while it has a free batch slot (fewer outstanding requests than max_num_seqs), or while its outstanding work, the request added, stays within load_bound times the replicas' mean (rounded up); otherwise the least loaded replica is, and caches the prefix too"`
 	// Refresh makes load information stale: the router sees each replica's
 	// outstanding work and KV use as of its last refresh.
-	Refresh workloads.Duration `toml:"refresh" range:"[0s,1h]" default:"0s: always current" doc:"how often the router's view of each replica's load and KV use is refreshed; between refreshes it routes on the old view (a metrics scrape period)"`
-	Weights RoutingWeights     `toml:"weights" doc:"weighted: the weight of each scorer; every scorer gives each replica a score in [0, 1]"`
+	Refresh workloads.Duration `toml:"refresh" range:"[0s,1h]" default:"0s: always current" doc:"how often the router's view of each replica's load and KV use is refreshed; between refreshes it routes on the old view (a metrics scrape period); not for round-robin, random and session, which read no load"`
+	Weights RoutingWeights     `toml:"weights" doc:"weighted only: the weight of each scorer; every scorer gives each replica a score in [0, 1]"`
 }
 
 // RoutingWeights are the weights of the weighted policy's scorers, as in
@@ -86,6 +86,9 @@ type PoolSpec struct {
 	MaxNumSeqs          int     `toml:"max_num_seqs" unit:"sequences" range:"[0,100000]" default:"0: the cluster's" doc:"most sequences in a batch on this pool"`
 	MaxNumBatchedTokens int     `toml:"max_num_batched_tokens" unit:"tokens" range:"[0,10000000]" default:"0: the cluster's" doc:"tokens per iteration on this pool"`
 	PerGPUHour          float64 `toml:"per_gpu_hour" unit:"USD" range:"[0,1e6]" default:"the cluster's price.per_gpu_hour" zero:"the cluster's price" doc:"the price of this pool's GPUs"`
+	// Autoscale scales this pool on its own metric; replicas is then its
+	// count at the start.
+	Autoscale *AutoscaleSpec `toml:"autoscale" default:"none: a fixed count" doc:"a reactive autoscaler for this pool, as [cluster.autoscale] is for a cluster (the decode pool's waiting requests include those waiting for its KV blocks, its arrivals are the prefilled requests handed to it; it keeps one replica at least)"`
 }
 
 // TransferSpec is the link that carries a prompt's KV cache from a prefill
@@ -111,39 +114,31 @@ func (c *ClusterSpec) fleetDefaults() {
 	if r.Policy == "" {
 		r.Policy = RouteLeastWork
 	}
-	if r.LoadBound == 0 {
+	// The bound and the weights are defaulted only for the policy that
+	// reads them, so that validateFleet can refuse them under another.
+	if r.LoadBound == 0 && r.Policy == RoutePrefix {
 		r.LoadBound = 1.25
 	}
-	def := func(p **float64, v float64) {
-		if *p == nil {
-			*p = &v
+	if r.Policy == RouteWeighted {
+		w := r.Weights
+		def := func(p **float64, v float64) {
+			if *p == nil {
+				*p = &v
+			}
 		}
+		def(&w.Queue, 1)
+		def(&w.KV, 1)
+		def(&w.Prefix, 1)
+		def(&w.Session, 0)
+		r.Weights = w
 	}
-	def(&r.Weights.Queue, 1)
-	def(&r.Weights.KV, 1)
-	def(&r.Weights.Prefix, 1)
-	def(&r.Weights.Session, 0)
-	if c.Autoscale != nil {
-		a := *c.Autoscale
-		if a.Metric == "" {
-			a.Metric = MetricWaiting
+	c.Autoscale = c.Autoscale.withDefaults()
+	for _, p := range []**PoolSpec{&c.Prefill, &c.Decode} {
+		if *p != nil && (*p).Autoscale != nil {
+			q := **p
+			q.Autoscale = q.Autoscale.withDefaults()
+			*p = &q
 		}
-		if a.Period == 0 {
-			a.Period = 15
-		}
-		if a.Min == nil {
-			one := 1
-			a.Min = &one
-		}
-		if a.Tolerance == nil {
-			tol := 0.1
-			a.Tolerance = &tol
-		}
-		if a.DownWindow == nil {
-			d := workloads.Duration(300)
-			a.DownWindow = &d
-		}
-		c.Autoscale = &a
 	}
 	if c.KV.CPU != nil {
 		t := *c.KV.CPU
@@ -154,23 +149,90 @@ func (c *ClusterSpec) fleetDefaults() {
 	}
 }
 
+// validate refuses what the routing policy would ignore: the load bound
+// outside prefix routing, the weights outside weighted routing, a refresh
+// period under a policy that reads no load.
+func (r *RoutingSpec) validate(prefixCaching bool) error {
+	fe := func(k, f string, a ...any) error { return &workloads.FieldError{Key: k, Msg: fmt.Sprintf(f, a...)} }
+	if r.Policy == RoutePrefix && !prefixCaching {
+		return fe("routing.policy", "prefix routing sends a request to the replica holding its prefix in cache; set prefix_caching = true")
+	}
+	if r.LoadBound != 0 && r.Policy != RoutePrefix {
+		return fe("routing.load_bound", "bounds the load of a replica prefix routing prefers; it applies to policy = \"prefix\" only (policy is %q): set the policy or remove load_bound", r.Policy)
+	}
+	if r.Policy != RouteWeighted {
+		w := r.Weights
+		for _, k := range []struct {
+			key string
+			v   *float64
+		}{{"queue", w.Queue}, {"kv", w.KV}, {"prefix", w.Prefix}, {"session", w.Session}} {
+			if k.v != nil {
+				return fe("routing.weights."+k.key, "weighs a scorer of policy = \"weighted\" only (policy is %q): set the policy or remove [routing.weights]", r.Policy)
+			}
+		}
+	}
+	switch r.Policy {
+	case RouteRoundRobin, RouteRandom, RouteSession:
+		if r.Refresh != 0 {
+			return fe("routing.refresh", "makes the router's view of replica load stale, and policy = %q reads no load; it applies to least-work, power-of-two, least-kv, prefix and weighted", r.Policy)
+		}
+	}
+	return nil
+}
+
+// withDefaults returns a copy of a with its defaults filled (nil for nil).
+func (a *AutoscaleSpec) withDefaults() *AutoscaleSpec {
+	if a == nil {
+		return nil
+	}
+	b := *a
+	if b.Metric == "" {
+		b.Metric = MetricWaiting
+	}
+	if b.Period == 0 {
+		b.Period = 15
+	}
+	if b.Min == nil {
+		one := 1
+		b.Min = &one
+	}
+	if b.Tolerance == nil {
+		tol := 0.1
+		b.Tolerance = &tol
+	}
+	if b.DownWindow == nil {
+		d := workloads.Duration(300)
+		b.DownWindow = &d
+	}
+	return &b
+}
+
+// validate checks an autoscaler against the count it starts from.
+func (a *AutoscaleSpec) validate(replicas int) error {
+	fe := func(k, f string, x ...any) error { return &workloads.FieldError{Key: k, Msg: fmt.Sprintf(f, x...)} }
+	if (a.Metric == MetricKVUse || a.Metric == MetricUtilization) && a.Target > 1 {
+		return fe("autoscale.target", "%s is a share of each replica, at most 1, got %g", a.Metric, a.Target)
+	}
+	if *a.Min > a.Max {
+		return fe("autoscale.min", "%d exceeds max %d", *a.Min, a.Max)
+	}
+	if replicas > a.Max {
+		return fe("replicas", "%d exceeds autoscale.max %d (replicas is the count at the start)", replicas, a.Max)
+	}
+	return nil
+}
+
 // validateFleet checks the fleet tables against each other and the rest
 // of the cluster (ranges and enums, required numbers among them, are
 // checked by the tags first).
 func (c *ClusterSpec) validateFleet() error {
 	fe := func(k, f string, a ...any) error { return &workloads.FieldError{Key: k, Msg: fmt.Sprintf(f, a...)} }
-	if c.Routing.Policy == RoutePrefix && !c.PrefixCaching {
-		return fe("routing.policy", "prefix routing sends a request to the replica holding its prefix in cache; set prefix_caching = true")
+	if err := c.Routing.validate(c.PrefixCaching); err != nil {
+		return err
 	}
 	if a := c.Autoscale; a != nil {
-		if (a.Metric == MetricKVUse || a.Metric == MetricUtilization) && a.Target > 1 {
-			return fe("autoscale.target", "%s is a share of each replica, at most 1, got %g", a.Metric, a.Target)
-		}
-		if *a.Min > a.Max {
-			return fe("autoscale.min", "%d exceeds max %d", *a.Min, a.Max)
-		}
-		if c.Replicas > a.Max {
-			return fe("replicas", "%d exceeds autoscale.max %d (replicas is the count at the start)", c.Replicas, a.Max)
+		if err := a.validate(c.Replicas); err != nil {
+			return err
 		}
 		for i, e := range c.Schedule {
 			if e.Replicas > a.Max {
@@ -211,12 +273,20 @@ func (c *ClusterSpec) validateFleet() error {
 		if p.pool.GPU != "" && c.Step.Kind == "table" {
 			return fe(p.key+".gpu", "a measured step table does not change with the GPU; a pool's gpu needs the roofline")
 		}
+		if a := p.pool.Autoscale; a != nil {
+			if err := a.validate(p.pool.Replicas); err != nil {
+				return workloads.Prefix(p.key, err)
+			}
+			if p.key == "decode" && *a.Min < 1 {
+				return fe("decode.autoscale.min", "the decode pool keeps one replica at least: a prefilled request needs one to hand its KV to; set min = 1 or more")
+			}
+		}
 	}
 	switch {
 	case c.Replicas != 0:
 		return fe("replicas", "a disaggregated cluster's replicas are its pools': remove replicas and set prefill.replicas and decode.replicas")
 	case c.Autoscale != nil:
-		return fe("autoscale", "disaggregated pools are not autoscaled yet; give each pool a fixed replica count")
+		return fe("autoscale", "a disaggregated cluster's pools are autoscaled each on its own: move [cluster.autoscale] to [cluster.prefill.autoscale] or [cluster.decode.autoscale]")
 	case len(c.Schedule) > 0:
 		return fe("schedule", "disaggregated pools do not follow a schedule yet; give each pool a fixed replica count")
 	case len(c.Failures) > 0:

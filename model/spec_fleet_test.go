@@ -23,6 +23,12 @@ func TestFleetValidation(t *testing.T) {
 		{"unknown policy", "routing.policy", "unknown routing policy", func(c *ClusterSpec) { c.Routing.Policy = "fastest" }},
 		{"load bound below 1", "routing.load_bound", "must be", func(c *ClusterSpec) { c.Routing.LoadBound = 0.5 }},
 		{"negative weight", "routing.weights.kv", "must be", func(c *ClusterSpec) { c.Routing.Weights.KV = ptr(-1.0) }},
+		{"load bound without prefix routing", "routing.load_bound", `applies to policy = "prefix" only (policy is "least-work")`, func(c *ClusterSpec) { c.Routing.LoadBound = 2 }},
+		{"weights without weighted routing", "routing.weights.session", `policy = "weighted" only (policy is "session")`, func(c *ClusterSpec) {
+			c.Routing.Policy = RouteSession
+			c.Routing.Weights.Session = ptr(1.0)
+		}},
+		{"refresh under round robin", "routing.refresh", "reads no load", func(c *ClusterSpec) { c.Routing.Policy = RouteRoundRobin; c.Routing.Refresh = 5 }},
 		{"autoscale without target", "autoscale.target", "must be", func(c *ClusterSpec) { c.Autoscale = &AutoscaleSpec{Max: 4} }},
 		{"autoscale without max", "autoscale.max", "must be", func(c *ClusterSpec) { c.Autoscale = &AutoscaleSpec{Target: 1} }},
 		{"kv_use above 1", "autoscale.target", "at most 1", func(c *ClusterSpec) { c.Autoscale = &AutoscaleSpec{Metric: MetricKVUse, Target: 2, Max: 4} }},
@@ -58,7 +64,7 @@ func TestFleetValidation(t *testing.T) {
 			c.Transfer = TransferSpec{BandwidthGBs: 10, BytesPerToken: 1000}
 			c.Failures = []FailureSpec{{Duration: 10}}
 		}},
-		{"pools autoscaled", "autoscale", "not autoscaled", func(c *ClusterSpec) {
+		{"pools autoscaled", "autoscale", "autoscaled each on its own", func(c *ClusterSpec) {
 			c.Replicas = 0
 			c.Prefill, c.Decode = &PoolSpec{Replicas: 1}, &PoolSpec{Replicas: 1}
 			c.Transfer = TransferSpec{BandwidthGBs: 10, BytesPerToken: 1000}
@@ -90,6 +96,23 @@ func TestFleetValidation(t *testing.T) {
 	cl.Transfer = TransferSpec{BandwidthGBs: 10, BytesPerToken: 1000}
 	if _, err := Build(c); err != nil {
 		t.Errorf("pools: %v", err)
+	}
+	// The bound and the weights under the policies that read them, the
+	// weights not given taking their defaults.
+	c = base()
+	c.Clusters[0].PrefixCaching = true
+	c.Clusters[0].Routing = RoutingSpec{Policy: RoutePrefix, LoadBound: 2, Refresh: 1}
+	if _, err := Build(c); err != nil {
+		t.Errorf("prefix routing with a bound: %v", err)
+	}
+	c = base()
+	c.Clusters[0].Routing = RoutingSpec{Policy: RouteWeighted, Weights: RoutingWeights{Session: ptr(2.0)}}
+	c.ApplyDefaults()
+	if err := c.Validate(); err != nil {
+		t.Errorf("weighted routing: %v", err)
+	}
+	if w := c.Clusters[0].Routing.Weights; *w.Queue != 1 || *w.KV != 1 || *w.Prefix != 1 || *w.Session != 2 {
+		t.Errorf("weights %v %v %v %v, want the defaults 1, 1, 1 and the session's 2", *w.Queue, *w.KV, *w.Prefix, *w.Session)
 	}
 }
 

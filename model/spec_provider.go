@@ -41,7 +41,7 @@ type ProviderSpec struct {
 	Concurrency ConcurrencySpec     `toml:"concurrency" doc:"a cap on requests in service at once"`
 	Cache       CacheSpec           `toml:"cache" doc:"the prompt cache for shared prefixes"`
 	Latency     LatencySpec         `toml:"latency" default:"none: answers are instantaneous (a warning says so)" doc:"the service-time model"`
-	Price       PriceSpec           `toml:"price" default:"none: tokens cost nothing (a warning says so)" doc:"USD per million tokens"`
+	Price       PriceSpec           `toml:"price" default:"none: tokens cost nothing (a warning says so)" doc:"USD per million tokens, and the tier's fixed price"`
 	Batch       BatchSpec           `toml:"batch" doc:"the batch API, for workloads with lane = \"batch\""`
 	Outages     []OutageSpec        `toml:"outage" doc:"periods in which the endpoint fails requests"`
 	MaxOutput   int                 `toml:"max_output" unit:"tokens" range:"[1,1073741824]" default:"4096" doc:"max_tokens for workloads that set none"`
@@ -133,14 +133,18 @@ type TPOTSpec struct {
 	CV   float64            `toml:"cv" range:"(0,100]" zero:"absent for dist fixed or exponential" doc:"lognormal: coefficient of variation of the factor"`
 }
 
-// PriceSpec is USD per million tokens.
+// PriceSpec is USD per million tokens, and a tier's fixed price.
 type PriceSpec struct {
 	Input         float64 `toml:"input" unit:"USD per million tokens" range:"[0,1e6]" default:"0" doc:"uncached input tokens"`
 	Output        float64 `toml:"output" unit:"USD per million tokens" range:"[0,1e6]" default:"0" doc:"output tokens"`
 	CacheWrite    float64 `toml:"cache_write" unit:"USD per million tokens" range:"[0,1e6]" default:"0" doc:"tokens written to the cache (5-minute TTL)"`
 	CacheWrite1h  float64 `toml:"cache_write_1h" unit:"USD per million tokens" range:"[0,1e6]" default:"cache_write" doc:"tokens written when the cache ttl is longer than 5m"`
 	CacheRead     float64 `toml:"cache_read" unit:"USD per million tokens" range:"[0,1e6]" default:"0" doc:"tokens read from the cache"`
-	BatchDiscount float64 `toml:"batch_discount" range:"[0,1]" default:"0" doc:"the fraction taken off every price on the batch lane (0.5 = half price)"`
+	BatchDiscount float64 `toml:"batch_discount" range:"[0,1]" default:"0" doc:"the fraction taken off every token price on the batch lane (0.5 = half price)"`
+	// Commitment is the tier's fixed price, per CommitmentPer, charged
+	// whatever the traffic and prorated to the horizon.
+	Commitment    float64 `toml:"commitment" unit:"USD per commitment_per" range:"[0,1e15]" default:"0" doc:"the tier's fixed price, paid whatever the traffic (a monthly plan, reserved or provisioned throughput): prorated to the horizon and added to every cost figure, so a higher tier costs more; shared among the workloads by their tokens there, and not counted toward spend_limit_usd"`
+	CommitmentPer string  `toml:"commitment_per" enum:"hour|day|month|year|horizon" noun:"period" default:"month" doc:"what commitment is quoted per: a month is 730 hours, as cloud price lists count it; horizon, the simulated horizon itself"`
 }
 
 // BatchSpec is the provider's batch API: jobs finish within a completion
@@ -256,6 +260,9 @@ func (p *ProviderSpec) Validate() error {
 	}
 	if err := p.Latency.TPOT.validate(); err != nil {
 		return workloads.Prefix("latency.tpot", err)
+	}
+	if p.Price.CommitmentPer != "" && p.Price.Commitment == 0 {
+		return &workloads.FieldError{Key: "price.commitment_per", Msg: "says what commitment is quoted per, and the provider has no commitment; give price.commitment (USD) or leave commitment_per out"}
 	}
 	if !p.Batch.Turnaround.IsZero() {
 		if err := p.Batch.Turnaround.Validate(); err != nil {

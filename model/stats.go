@@ -23,6 +23,7 @@ type tokenTally struct {
 	input, uncached, write, read, output int64
 	costIn, costW, costR, costOut        float64
 	costGPU                              float64
+	costFixed                            float64 // a hosted tier's commitment, prorated
 }
 
 func newGroupStats() *groupStats {
@@ -61,6 +62,7 @@ func (t *tokenTally) add(o *tokenTally) {
 	t.costR += o.costR
 	t.costOut += o.costOut
 	t.costGPU += o.costGPU
+	t.costFixed += o.costFixed
 }
 
 // backendStats accumulates what one backend saw, including per-limit use.

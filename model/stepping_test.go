@@ -43,11 +43,13 @@ func runStepping(t interface{ Fatal(...any) }, cfg Config, mode int) []byte {
 // every request (the latency sketches, series and counts would differ
 // otherwise), the same preemptions and KV use.
 func TestFastSteppingEqualsReference(t *testing.T) {
+	kept := keepFailing(t)
 	rapid.Check(t, func(t *rapid.T) {
 		cfg := genConfig(t)
 		if len(cfg.Clusters) == 0 {
 			t.Skip("no cluster")
 		}
+		kept.watch(t, cfg)
 		sameAcrossModes(t, cfg, false)
 	})
 }

@@ -163,6 +163,7 @@ func (s *Sim) traceResults() []TraceResult {
 		sm := tr.rp.Summary()
 		out = append(out, TraceResult{Workload: w.spec.Name, File: sm.File, Format: sm.Format,
 			RowsRead: sm.RowsRead, RowsKept: sm.RowsKept, TraceSpanS: sm.TraceSpanS,
+			BeyondHorizon: sm.BeyondHorizon, BeyondAtLeast: sm.BeyondAtLeast,
 			ZeroInput: sm.ZeroInput, ZeroOutput: sm.ZeroOutput, OutputCapped: tr.capped, MaxTokens: w.maxTok,
 			Requests: sm.Requests, FirstS: sm.FirstS, LastS: sm.LastS, RatePerS: sm.RatePerS,
 			Input: tokenQuantiles(sm.Input), Output: tokenQuantiles(sm.Output),
@@ -189,6 +190,12 @@ type TraceResult struct {
 	// TraceSpanS is the window's start to its last kept record, in trace
 	// seconds (before speed).
 	TraceSpanS float64 `json:"trace_span_s"`
+	// BeyondHorizon counts the kept rows at or after the horizon, read but
+	// not replayed because the run ended first (0 when the trace ended
+	// within it); BeyondAtLeast is set when a row past the horizon could
+	// not be read, so the count is a lower bound.
+	BeyondHorizon int64 `json:"beyond_horizon"`
+	BeyondAtLeast bool  `json:"beyond_horizon_at_least,omitempty"`
 	// ZeroInput and ZeroOutput count kept rows with no prompt or no
 	// output tokens, replayed with 1; OutputCapped counts requests whose
 	// output was cut to MaxTokens.

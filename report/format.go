@@ -69,3 +69,42 @@ func LimitValue(v float64) string {
 	}
 	return strconv.FormatFloat(v, 'g', 4, 64)
 }
+
+// ColumnValues formats a column of numbers in one style, so that a sweep's
+// values read alike (1k, 1.25k, 1.5k rather than 1k, 1250, 1.5k): with
+// the largest suffix, M or k, that writes every non-zero value at least
+// one unit with at most two decimals; otherwise whole numbers with
+// thousands separators, or as they are.
+func ColumnValues(vs []float64) []string {
+	out := make([]string, len(vs))
+	for _, sc := range []struct {
+		unit   float64
+		suffix string
+	}{{1e6, "M"}, {1e3, "k"}} {
+		ok := len(vs) > 0
+		for _, v := range vs {
+			a := math.Abs(v)
+			if a != 0 && (a < sc.unit || math.Abs(a/sc.unit*100-math.Round(a/sc.unit*100)) > 1e-9) {
+				ok = false
+				break
+			}
+		}
+		if ok {
+			for i, v := range vs {
+				out[i] = strconv.FormatFloat(math.Round(v/sc.unit*100)/100, 'f', -1, 64) + sc.suffix
+				if v == 0 {
+					out[i] = "0"
+				}
+			}
+			return out
+		}
+	}
+	for i, v := range vs {
+		if v == math.Trunc(v) && math.Abs(v) < 1e15 {
+			out[i] = Count(int64(v))
+		} else {
+			out[i] = strconv.FormatFloat(v, 'g', -1, 64)
+		}
+	}
+	return out
+}

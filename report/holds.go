@@ -2,6 +2,7 @@ package report
 
 import (
 	"fmt"
+	"math"
 
 	"github.com/headroom-sim/headroom/model"
 )
@@ -50,7 +51,7 @@ func CheapestThatHolds(vs []*model.Results) string {
 		if d < 0 {
 			sign, d = "−", -d
 		}
-		return fmt.Sprintf(" (%s%s against the %s)", sign, USD(d), VariantName(base))
+		return fmt.Sprintf(" (%s%s against %s%s)", sign, USD(d), quoteVariant(base), fewerCompleted(base, r))
 	}
 	if cheapest != nil {
 		s := fmt.Sprintf("Cheapest change that holds (%s): %s, at %s%s", HoldRule, quoteVariant(cheapest), USD(cheapest.Summary.Cost.Total), vsBase(cheapest))
@@ -68,6 +69,29 @@ func CheapestThatHolds(vs []*model.Results) string {
 	}
 	return fmt.Sprintf("No variant holds (%s). The best goodput is %s's: %.1f%% of requests meet their SLOs and %s fail, at %s%s.",
 		HoldRule, quoteVariant(best), 100*best.Summary.Goodput.SLOAttainment, failed, USD(best.Summary.Cost.Total), vsBase(best))
+}
+
+// fewerCompleted qualifies a cost difference from the base when the base
+// completed a different number of requests than r (it failed some, or
+// left them in flight): the base's cost is then for other work, so the
+// two are set side by side per 1,000 completed requests as well. Empty
+// when the counts agree to 0.1%.
+func fewerCompleted(base, r *model.Results) string {
+	b, v := base.Summary.Requests.Completed, r.Summary.Requests.Completed
+	if v == 0 || math.Abs(float64(b-v)) <= 0.001*float64(v) {
+		return ""
+	}
+	if b == 0 {
+		return ", which completed no request"
+	}
+	more := "fewer"
+	if b > v {
+		more = "more"
+	}
+	per := func(x *model.Results) string {
+		return USD(1000 * x.Summary.Cost.Total / float64(x.Summary.Requests.Completed))
+	}
+	return fmt.Sprintf(", which completed %.0f%% %s requests: %s against %s per 1,000 completed", 100*math.Abs(float64(v-b))/float64(v), more, per(r), per(base))
 }
 
 // quoteVariant names a variant in a sentence.

@@ -63,7 +63,7 @@ func (r SweepRow) Holds() bool {
 
 // SweepInfo describes a sweep in JSON.
 type SweepInfo struct {
-	Kind string `json:"kind"` // "concurrency" or "rate", or "grid" for a sweep of --param keys
+	Kind string `json:"kind"` // "concurrency" or "rate", or "grid" for a sweep of --param keys (with or without a load level)
 	// Workload is the workload a load level varies; omitted without one.
 	Workload string `json:"workload,omitempty"`
 	// Levels and Rows are the base variant's table for a sweep of one
@@ -71,12 +71,15 @@ type SweepInfo struct {
 	// for several parameters.
 	Levels []float64  `json:"levels,omitempty"`
 	Rows   []SweepRow `json:"rows,omitempty"`
-	// KneeLevel is the knee's level, null when there is none.
+	// KneeLevel is the knee's level, null when there is none. KneeRule
+	// states the rule; a sweep of scenario keys without a load level has
+	// no knee and omits it.
 	KneeLevel *float64 `json:"knee_level"`
-	KneeRule  string   `json:"knee_rule"`
+	KneeRule  string   `json:"knee_rule,omitempty"`
 	// PickLevel is the level to pick (SweepRow.Pick), null when none
-	// holds the SLOs. PickRule states the rule when the workloads set
-	// SLOs; without SLOs it is omitted and the pick is the knee.
+	// holds. PickRule states the rule: for a step-load sweep PickRule when
+	// the workloads set SLOs (without SLOs it is omitted and the pick is
+	// the knee); for a sweep of scenario keys CheapestRule, always.
 	PickLevel *float64 `json:"pick_level"`
 	PickRule  string   `json:"pick_rule,omitempty"`
 	// Params, Points and Curves describe the grid (see SweepPoint and
@@ -106,6 +109,43 @@ func NewSweepDocument(generator string, info ScenarioInfo, kind, workload string
 		d.Sweep.PickLevel = &v
 	}
 	return d
+}
+
+// CheapestRule states how a sweep of scenario keys (--param, no load
+// level) picks its point: what to buy is the cheapest that holds, not the
+// most that holds.
+const CheapestRule = "the cheapest point that holds (" + HoldRule + "); at equal cost the smaller values; none when no point holds"
+
+// CheapestIndex returns the index of the cheapest row that holds (by
+// SweepRow.Holds), at equal cost the one smaller returns true for over
+// the others (nil: the first), or -1 when no row holds. Costs equal to
+// one part in a billion count as equal.
+func CheapestIndex(rows []SweepRow, smaller func(i, j int) bool) int {
+	best := -1
+	for i, r := range rows {
+		if !r.Holds() {
+			continue
+		}
+		if best < 0 {
+			best = i
+			continue
+		}
+		b := rows[best].CostUSD
+		switch {
+		case sameCost(r.CostUSD, b):
+			if smaller != nil && smaller(i, best) {
+				best = i
+			}
+		case r.CostUSD < b:
+			best = i
+		}
+	}
+	return best
+}
+
+// sameCost reports whether two costs agree to one part in a billion.
+func sameCost(a, b float64) bool {
+	return math.Abs(a-b) <= 1e-9*math.Max(math.Abs(a), math.Abs(b))
 }
 
 // PickRule states how the level to pick is chosen when workloads set SLOs.

@@ -1,6 +1,9 @@
 package report
 
-import "math"
+import (
+	"math"
+	"slices"
+)
 
 // SweepPoint is one simulated point of a sweep: a grid point for one
 // variant. Sweep points, Document.Variants and Document.Summary are in the
@@ -12,7 +15,9 @@ type SweepPoint struct {
 	Variant string   `json:"variant"`
 	// Knee marks the knee of its curve (see SweepCurve.Knee).
 	Knee bool `json:"knee,omitempty"`
-	// Pick marks the point to pick on its curve (see SweepCurve.Pick).
+	// Pick marks the point to pick: on a load sweep its curve's (see
+	// SweepCurve.Pick); on a sweep of scenario keys the variant's cheapest
+	// point that holds over the whole grid (CheapestRule), one per variant.
 	Pick bool `json:"pick,omitempty"`
 }
 
@@ -36,20 +41,46 @@ type SweepCurve struct {
 	// Knee is the index in X of the knee (KneeRule), for numeric
 	// increasing X; null when there is none or X is not numeric.
 	Knee *int `json:"knee"`
-	// Pick is the index in X of the point to pick (PickIndex: the knee,
-	// or with SLOs the highest point at or below it that holds them);
-	// null when there is none or X is not numeric.
+	// Pick is the index in X of the point to pick: on a load sweep
+	// PickIndex (the knee, or with SLOs the highest point at or below it
+	// that holds them), null when there is none or X is not numeric; on a
+	// sweep of scenario keys the line's cheapest point that holds
+	// (CheapestRule), null when none holds.
 	Pick *int `json:"pick"`
 }
+
+// Load reports whether the sweep varies a load level (--concurrency or
+// --rate, alone or first in a grid): its lines have knees, and the level to
+// pick is the knee within the SLOs. Otherwise it sweeps scenario keys
+// (capacity: a tier's limits, replicas), and the point to pick is the
+// cheapest that holds (CheapestRule).
+func (s *SweepInfo) Load() bool {
+	if s.Kind == "concurrency" || s.Kind == "rate" {
+		return true
+	}
+	return len(s.Params) > 0 && isLoadKey(s.Params[0].Key)
+}
+
+func isLoadKey(key string) bool { return key == "rate" || key == "concurrency" }
 
 // sweepInfo builds the sweep section of an assembled plan (see Assemble).
 func sweepInfo(p *Plan, rows []SweepRow, summary []VariantSummary) SweepInfo {
 	g := p.Grid
 	nv := len(p.Variants)
-	info := SweepInfo{Kind: g.Kind, Workload: g.Workload, KneeRule: KneeRule}
+	info := SweepInfo{Kind: g.Kind, Workload: g.Workload}
 	ruleKind := ""
-	if len(g.Params) > 0 && (g.Params[0].Key == "rate" || g.Params[0].Key == "concurrency") {
+	if len(g.Params) > 0 && isLoadKey(g.Params[0].Key) {
 		ruleKind = g.Params[0].Key
+	}
+	load := ruleKind != "" || g.Kind == "concurrency" || g.Kind == "rate"
+	slos := len(p.SLOs) > 0
+	if load {
+		info.KneeRule = KneeRule
+		if slos {
+			info.PickRule = PickRule
+		}
+	} else {
+		info.PickRule = CheapestRule
 	}
 	if len(g.Params) == 1 && g.Params[0].Numbers != nil {
 		info.Levels = g.Params[0].Numbers
@@ -58,17 +89,23 @@ func sweepInfo(p *Plan, rows []SweepRow, summary []VariantSummary) SweepInfo {
 			r.Level = x
 			info.Rows = append(info.Rows, r)
 		}
-		if k := MarkKnee(ruleKind, info.Rows); k >= 0 {
-			v := info.Rows[k].Level
-			info.KneeLevel = &v
+		var k int
+		if load {
+			if k = MarkKnee(ruleKind, info.Rows); k >= 0 {
+				v := info.Rows[k].Level
+				info.KneeLevel = &v
+			}
+			k = MarkPick(info.Rows, slos)
+		} else {
+			k = CheapestIndex(info.Rows, func(i, j int) bool { return info.Rows[i].Level < info.Rows[j].Level })
+			for i := range info.Rows {
+				info.Rows[i].Pick = i == k
+			}
 		}
-		if k := MarkPick(info.Rows, len(p.SLOs) > 0); k >= 0 {
+		if k >= 0 {
 			v := info.Rows[k].Level
 			info.PickLevel = &v
 		}
-	}
-	if len(p.SLOs) > 0 {
-		info.PickRule = PickRule
 	}
 	if !p.Summarize {
 		return info
@@ -78,13 +115,18 @@ func sweepInfo(p *Plan, rows []SweepRow, summary []VariantSummary) SweepInfo {
 		gp := g.Points[i/nv]
 		info.Points = append(info.Points, SweepPoint{Label: gp.Label, Values: gp.Values, Variant: p.Variants[i%nv]})
 	}
-	info.Curves = curves(p, rows, summary, info.Points, ruleKind, len(p.SLOs) > 0)
+	info.Curves = curves(p, rows, summary, info.Points, ruleKind, load, slos)
+	if !load {
+		markCheapest(g, rows, info.Points, nv)
+	}
 	return info
 }
 
 // curves cuts the sweep into lines along its first parameter (see
-// SweepCurve), marking each numeric line's knee on its points.
-func curves(p *Plan, rows []SweepRow, summary []VariantSummary, points []SweepPoint, ruleKind string, slos bool) []SweepCurve {
+// SweepCurve). On a load sweep it marks each numeric line's knee and pick
+// on its points; on a sweep of scenario keys each line's Pick is its
+// cheapest point that holds (markCheapest marks the points).
+func curves(p *Plan, rows []SweepRow, summary []VariantSummary, points []SweepPoint, ruleKind string, load, slos bool) []SweepCurve {
 	g := p.Grid
 	nv := len(p.Variants)
 	first := g.Params[0]
@@ -119,7 +161,12 @@ func curves(p *Plan, rows []SweepRow, summary []VariantSummary, points []SweepPo
 				}
 				line = append(line, r)
 			}
-			if increasing {
+			switch {
+			case !load:
+				if k := CheapestIndex(line, func(i, j int) bool { return valueLess(first, i, j) }); k >= 0 {
+					c.Pick = &k
+				}
+			case increasing:
 				if k := MarkKnee(ruleKind, line); k >= 0 {
 					c.Knee = &k
 					points[c.Points[k]].Knee = true
@@ -133,6 +180,49 @@ func curves(p *Plan, rows []SweepRow, summary []VariantSummary, points []SweepPo
 		}
 	}
 	return out
+}
+
+// markCheapest marks, for each variant of a sweep of scenario keys, the
+// one point of the whole grid to pick: the cheapest that holds, at equal
+// cost the smaller values (compared parameter by parameter, in the order
+// the grid lists them).
+func markCheapest(g *GridPlan, rows []SweepRow, points []SweepPoint, nv int) {
+	idx := make([][]int, len(g.Points)) // each point's value index per parameter
+	for pt, gp := range g.Points {
+		idx[pt] = make([]int, len(g.Params))
+		for j, par := range g.Params {
+			idx[pt][j] = -1
+			if j < len(gp.Values) {
+				idx[pt][j] = slices.Index(par.Values, gp.Values[j])
+			}
+		}
+	}
+	for v := 0; v < nv; v++ {
+		var line []SweepRow
+		for pt := range g.Points {
+			line = append(line, rows[pt*nv+v])
+		}
+		k := CheapestIndex(line, func(a, b int) bool {
+			for j, par := range g.Params {
+				if x, y := idx[a][j], idx[b][j]; x != y && x >= 0 && y >= 0 {
+					return valueLess(par, x, y)
+				}
+			}
+			return a < b
+		})
+		if k >= 0 {
+			points[k*nv+v].Pick = true
+		}
+	}
+}
+
+// valueLess orders two values of a parameter by index: by number when the
+// values are numeric, else as the parameter lists them.
+func valueLess(p SweepParam, i, j int) bool {
+	if p.Numbers != nil && i < len(p.Numbers) && j < len(p.Numbers) {
+		return p.Numbers[i] < p.Numbers[j]
+	}
+	return i < j
 }
 
 // meanRow is the sweep row of one point averaged over its replications'

@@ -137,3 +137,199 @@ func TestAssembledSweepPicksWithinTheSLOs(t *testing.T) {
 		}
 	}
 }
+
+// capacitySweep assembles a sweep of one scenario key (no load level)
+// whose points have the given costs, SLO attainments and failures (of 1,000
+// offered requests), with or without SLOs.
+func capacitySweep(t *testing.T, key string, values []string, numbers []float64, costs, att []float64, failed []int64, slos bool) *Output {
+	t.Helper()
+	g := &GridPlan{Kind: "grid", Params: []SweepParam{{Key: key, Values: values, Numbers: numbers}}}
+	for _, v := range values {
+		g.Points = append(g.Points, GridPoint{Label: key + "=" + v, Values: []string{v}})
+	}
+	p := &Plan{Command: "sweep", Variants: []string{"base"}, Replications: 1, Summarize: true, Grid: g}
+	if slos {
+		p.SLOs = []SLO{{Workload: "chat", TTFTS: 2}}
+	}
+	rs := make([]*model.Results, len(values))
+	for i := range rs {
+		rs[i] = &model.Results{Scenario: "s", DurationS: 3600}
+		s := &rs[i].Summary
+		s.Requests.Offered, s.Requests.Failed = 1000, failed[i]
+		s.Requests.Completed = 1000 - failed[i]
+		// Throughput flattens and TTFT climbs at the third point: a load
+		// sweep would see a knee there; a capacity sweep must not.
+		s.Throughput.OutputTokensPerS = []float64{100, 200, 205, 206, 207, 208, 209}[i%7]
+		s.Latency.TTFT.P50 = []float64{0.1, 0.1, 1, 2, 3, 4, 5}[i%7]
+		s.Goodput.SLOAttainment = att[i]
+		s.Cost.Total = costs[i]
+	}
+	out, err := Assemble(p, rs)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return out
+}
+
+func gridText(t *testing.T, d *SweepDocument) string {
+	t.Helper()
+	var b bytes.Buffer
+	if err := WriteGridTerminal(&b, "t", d); err != nil {
+		t.Fatal(err)
+	}
+	return b.String()
+}
+
+// TestCapacitySweepPicksTheCheapestThatHolds: a sweep over a tier's rpm
+// (or a cluster's replicas) picks the cheapest value that holds, not the
+// highest, and at equal cost the smallest; it marks no knee and words its
+// advice as a purchase, not as load.
+func TestCapacitySweepPicksTheCheapestThatHolds(t *testing.T) {
+	key := "provider.api.limits.rpm"
+	vals := []string{"1k", "1250", "1.5k", "1750", "2k"}
+	nums := []float64{1000, 1250, 1500, 1750, 2000}
+	// A tier's commitment makes each step dearer; the first two fail requests.
+	out := capacitySweep(t, key, vals, nums, []float64{580, 607, 640, 680, 720}, []float64{0.9, 0.96, 1, 1, 1}, []int64{280, 170, 0, 0, 0}, true)
+	s := out.Sweep.Sweep
+	if s.Load() || s.KneeLevel != nil || s.KneeRule != "" || s.PickRule != CheapestRule {
+		t.Fatalf("knee %v, knee rule %q, pick rule %q", s.KneeLevel, s.KneeRule, s.PickRule)
+	}
+	if s.PickLevel == nil || *s.PickLevel != 1500 || !s.Rows[2].Pick || s.Rows[4].Pick {
+		t.Fatalf("pick level %v, rows %+v", s.PickLevel, s.Rows)
+	}
+	for i, r := range s.Rows {
+		if r.Knee || s.Points[i].Knee {
+			t.Errorf("point %d marked as a knee", i)
+		}
+		if s.Points[i].Pick != (i == 2) {
+			t.Errorf("point %d pick %v", i, s.Points[i].Pick)
+		}
+	}
+	if c := s.Curves[0]; c.Knee != nil || c.Pick == nil || *c.Pick != 2 {
+		t.Fatalf("curve knee %v pick %v", c.Knee, c.Pick)
+	}
+	text := gridText(t, out.Sweep)
+	for _, want := range []string{
+		"1.25k", // the column in one style: 1k, 1.25k, 1.5k
+		"◀ pick: the cheapest that holds",
+		"Cheapest that holds: provider.api.limits.rpm = 1.5k, at $640 (SLOs met by 100.0%, 0.0% failed); 3 of 5 values hold.",
+		"(Pick: " + CheapestRule + ".)",
+	} {
+		if !strings.Contains(text, want) {
+			t.Errorf("terminal lacks %q:\n%s", want, text)
+		}
+	}
+	for _, bad := range []string{"knee", "No knee", "highest value", "1250"} {
+		if strings.Contains(text, bad) {
+			t.Errorf("terminal says %q:\n%s", bad, text)
+		}
+	}
+
+	// Per-token prices only: every value that holds costs the same; the
+	// smallest is picked, and the advice says the others cost as much.
+	out = capacitySweep(t, key, vals, nums, []float64{580, 607, 632, 632, 632}, []float64{0.9, 0.96, 1, 1, 1}, []int64{280, 170, 0, 0, 0}, true)
+	if p := out.Sweep.Sweep.PickLevel; p == nil || *p != 1500 {
+		t.Fatalf("equal costs: pick %v, want 1500", p)
+	}
+	if want := "3 of 5 values hold, 2 more at the same cost: the smallest is picked."; !strings.Contains(gridText(t, out.Sweep), want) {
+		t.Errorf("terminal lacks %q", want)
+	}
+
+	// Values listed largest first: at equal cost the smaller value still wins.
+	out = capacitySweep(t, key, []string{"2k", "1.5k"}, []float64{2000, 1500}, []float64{632, 632}, []float64{1, 1}, []int64{0, 0}, false)
+	if c := out.Sweep.Sweep.Curves[0]; c.Pick == nil || *c.Pick != 1 || !out.Sweep.Sweep.Points[1].Pick {
+		t.Fatalf("listed 2k, 1.5k at equal cost: curve pick %v", c.Pick)
+	}
+
+	// Replicas: fewer GPUs than needed spill to a dearer API, so 3 replicas
+	// holds for less than 4; 2 misses the SLOs. Without a [workload.slo] the
+	// pick is still the cheapest that holds (no failures).
+	rk := "cluster.gpu.replicas"
+	out = capacitySweep(t, rk, []string{"2", "3", "4", "5"}, []float64{2, 3, 4, 5}, []float64{639, 624, 626, 650}, []float64{0.956, 0.995, 1, 1}, []int64{0, 0, 0, 0}, false)
+	if p := out.Sweep.Sweep.PickLevel; p == nil || *p != 3 {
+		t.Fatalf("replicas: pick %v, want 3", p)
+	}
+	if want := "Cheapest that holds: cluster.gpu.replicas = 3, at $624 (SLOs met by 99.5%, 0.0% failed); 3 of 4 values hold."; !strings.Contains(gridText(t, out.Sweep), want) {
+		t.Errorf("terminal lacks %q:\n%s", want, gridText(t, out.Sweep))
+	}
+
+	// Nothing holds: no pick, and the advice names the nearest point.
+	out = capacitySweep(t, rk, []string{"1", "2"}, []float64{1, 2}, []float64{100, 200}, []float64{0.5, 0.9}, []int64{300, 10}, true)
+	if s := out.Sweep.Sweep; s.PickLevel != nil || s.Points[0].Pick || s.Points[1].Pick {
+		t.Fatalf("nothing holds, yet pick %v", s.PickLevel)
+	}
+	if want := "No value holds (" + HoldRule + "). The best goodput is at cluster.gpu.replicas = 2: SLOs met by 90.0%, 1.0% failed, at $200."; !strings.Contains(gridText(t, out.Sweep), want) {
+		t.Errorf("terminal lacks %q:\n%s", want, gridText(t, out.Sweep))
+	}
+}
+
+// TestCapacityGridPicksOnePointPerVariant: a grid of two scenario keys
+// marks, per variant, the one cheapest point that holds over the whole
+// grid, ties going to the smaller values parameter by parameter.
+func TestCapacityGridPicksOnePointPerVariant(t *testing.T) {
+	g := &GridPlan{Kind: "grid", Params: []SweepParam{
+		{Key: "cluster.gpu.replicas", Values: []string{"2", "4"}, Numbers: []float64{2, 4}},
+		{Key: "route.fast.overflow_waiting", Values: []string{"16", "4"}, Numbers: []float64{16, 4}},
+	}}
+	for _, a := range g.Params[0].Values {
+		for _, b := range g.Params[1].Values {
+			g.Points = append(g.Points, GridPoint{Label: a + "," + b, Values: []string{a, b}})
+		}
+	}
+	p := &Plan{Command: "sweep", Variants: []string{"base", "cheap api"}, Replications: 1, Summarize: true, Grid: g}
+	// Points (replicas, waiting): (2,16) (2,4) (4,16) (4,4), two variants each.
+	costs := []float64{638, 500, 639, 500, 626, 500, 627, 400}
+	att := []float64{0.8, 1, 0.999, 1, 0.92, 1, 1, 0.5}
+	rs := make([]*model.Results, len(costs))
+	for i := range rs {
+		rs[i] = &model.Results{Scenario: "s", Variant: p.Variants[i%2], DurationS: 3600}
+		s := &rs[i].Summary
+		s.Requests.Offered, s.Requests.Completed = 100, 100
+		s.Goodput.SLOAttainment, s.Cost.Total = att[i], costs[i]
+	}
+	out, err := Assemble(p, rs)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var picks []int
+	for i, pt := range out.Sweep.Sweep.Points {
+		if pt.Pick {
+			picks = append(picks, i)
+		}
+	}
+	// base: (4,4) at $627 beats (2,4) at $639; cheap api: (2,16), (2,4)
+	// and (4,16) tie at $500, (4,4) misses: the smallest replicas, then the
+	// smaller waiting, is (2,4).
+	if len(picks) != 2 || picks[0] != 3 || picks[1] != 6 {
+		t.Fatalf("picks %v, want [3 6]", picks)
+	}
+	text := gridText(t, out.Sweep)
+	for _, want := range []string{
+		"base: Cheapest that holds: cluster.gpu.replicas = 4, route.fast.overflow_waiting = 4, at $627",
+		"cheap api: Cheapest that holds: cluster.gpu.replicas = 2, route.fast.overflow_waiting = 4, at $500",
+		"3 of 4 points hold, 2 more at the same cost: the smallest is picked.",
+	} {
+		if !strings.Contains(text, want) {
+			t.Errorf("terminal lacks %q:\n%s", want, text)
+		}
+	}
+}
+
+func TestColumnValues(t *testing.T) {
+	for _, c := range []struct {
+		in   []float64
+		want string
+	}{
+		{[]float64{1000, 1250, 1500, 1750}, "1k 1.25k 1.5k 1.75k"},
+		{[]float64{2e6, 1.5e6, 4e5 * 10}, "2M 1.5M 4M"},
+		{[]float64{500, 1000, 2000}, "500 1,000 2,000"},
+		{[]float64{2, 3, 8}, "2 3 8"},
+		{[]float64{0, 4000, 8000}, "0 4k 8k"},
+		{[]float64{0.25, 0.5}, "0.25 0.5"},
+		{[]float64{1234, 2000}, "1,234 2,000"},
+	} {
+		if got := strings.Join(ColumnValues(c.in), " "); got != c.want {
+			t.Errorf("ColumnValues(%v) = %q, want %q", c.in, got, c.want)
+		}
+	}
+}

@@ -82,6 +82,18 @@ func FactsOf(t model.TraceResult) TraceFacts {
 	if t.SessionsForgotten {
 		f.Notes = append(f.Notes, "more sessions were active at once than are remembered (1,048,576): the longest idle lost their context")
 	}
+	if t.BeyondHorizon > 0 {
+		n := Count(t.BeyondHorizon) + " rows"
+		switch {
+		case t.BeyondAtLeast && t.BeyondHorizon == 1:
+			n = "rows"
+		case t.BeyondAtLeast:
+			n = "at least " + n
+		case t.BeyondHorizon == 1:
+			n = "1 row"
+		}
+		f.Notes = append(f.Notes, n+" beyond the horizon not replayed: the run ended before the trace did (a longer duration replays them)")
+	}
 	if t.Requests == 0 {
 		f.Notes = append(f.Notes, "no request arrived before the horizon: check from, to and the scenario's duration")
 	}

@@ -4,6 +4,7 @@ import (
 	"cmp"
 	"fmt"
 	"maps"
+	"math"
 	"slices"
 	"strings"
 
@@ -21,12 +22,12 @@ func Verdict(r *model.Results) []string {
 		return []string{"No requests arrived within the horizon."}
 	}
 	var out []string
-	line := fmt.Sprintf("%d of %d requests completed (%.1f%%)", req.Completed, req.Offered, percent(float64(req.Completed), float64(req.Offered)))
+	line := fmt.Sprintf("%s of %s requests completed (%.1f%%)", Count(req.Completed), Count(req.Offered), percent(float64(req.Completed), float64(req.Offered)))
 	if req.Failed > 0 {
-		line += fmt.Sprintf(", %d failed (%.1f%%: %s)", req.Failed, percent(float64(req.Failed), float64(req.Offered)), topReasons(req.FailedBy, 3))
+		line += fmt.Sprintf(", %s failed (%.1f%%: %s)", Count(req.Failed), percent(float64(req.Failed), float64(req.Offered)), topReasons(req.FailedBy, 3))
 	}
 	if req.InFlightAtEnd > 0 {
-		line += fmt.Sprintf(", %d still in flight at the end", req.InFlightAtEnd)
+		line += fmt.Sprintf(", %s still in flight at the end", Count(req.InFlightAtEnd))
 	}
 	out = append(out, line+".")
 	out = append(out, limitLines(r)...)
@@ -36,6 +37,7 @@ func Verdict(r *model.Results) []string {
 			out = append(out, fleetLines(r, b)...)
 		}
 	}
+	out = append(out, routeLines(r)...)
 	out = append(out, spillLines(r)...)
 	other := map[string]int64{}
 	for k, v := range sm.Attempts.Rejected {
@@ -47,7 +49,7 @@ func Verdict(r *model.Results) []string {
 		out = append(out, fmt.Sprintf("Other refusals: %s.", topReasons(other, 4)))
 	}
 	if sm.Attempts.Retries > 0 {
-		out = append(out, fmt.Sprintf("Clients retried %d times (%.2f retries per request).", sm.Attempts.Retries, sm.Attempts.RetriesPerRequest))
+		out = append(out, fmt.Sprintf("Clients retried %s times (%.2f retries per request).", Count(sm.Attempts.Retries), sm.Attempts.RetriesPerRequest))
 	}
 	if lat := sm.Latency; lat.TTFT.Count > 0 {
 		s := fmt.Sprintf("TTFT p50 %s, p95 %s; queue wait p95 %s", Seconds(lat.TTFT.P50), Seconds(lat.TTFT.P95), Seconds(lat.QueueWait.P95))
@@ -69,8 +71,12 @@ func Verdict(r *model.Results) []string {
 		out = append(out, s)
 	}
 	if sm.Cost.Total > 0 {
-		out = append(out, fmt.Sprintf("Cost $%.2f over %s ($%.2f per million tokens; cache hit rate %.0f%%).",
-			sm.Cost.Total, Seconds(r.DurationS), sm.Cost.PerMillionTokens, 100*sm.Tokens.CacheHitRate))
+		fixed := ""
+		if c := sm.Cost.Commitment; c > 0 {
+			fixed = fmt.Sprintf("; $%.2f of it tier commitments, prorated", c)
+		}
+		out = append(out, fmt.Sprintf("Cost $%.2f over %s ($%.2f per million tokens; cache hit rate %.0f%%%s).",
+			sm.Cost.Total, Seconds(r.DurationS), sm.Cost.PerMillionTokens, 100*sm.Tokens.CacheHitRate, fixed))
 	}
 	return append(out, gatewayVerdict(r)...)
 }
@@ -97,8 +103,8 @@ func limitLines(r *model.Results) []string {
 			if l.Scope != "org" {
 				scope = " (" + l.Scope + ")"
 			}
-			s := fmt.Sprintf("%s %s%s limit %s binds: %d attempts refused (429), first at %s, most in the interval from %s; peak use %.0f%% of the limit",
-				b.Name, strings.ToUpper(l.Dimension), scope, LimitValue(l.Limit), l.Rejected,
+			s := fmt.Sprintf("%s %s%s limit %s binds: %s attempts refused (429), first at %s, most in the interval from %s; peak use %.0f%% of the limit",
+				b.Name, strings.ToUpper(l.Dimension), scope, LimitValue(l.Limit), Count(l.Rejected),
 				Clock(r, l.FirstRejectS), Clock(r, l.PeakRejectIntervalS), 100*l.PeakUse)
 			if d := demandText(r, l); d != "" {
 				s += "; " + d
@@ -225,7 +231,7 @@ func clusterLine(b model.BackendResult, findings []model.ClusterFinding) string 
 	s := fmt.Sprintf("%s (%s): running iterations %.0f%% of the time, mean batch %.1f per replica (peak %.0f of max %d), KV %.0f%% used on average",
 		b.Name, GPUs(c), 100*c.Utilization, c.MeanBatch, c.PeakBatch, c.MaxNumSeqs, 100*c.MeanKVUse)
 	if c.Preemptions > 0 {
-		s += fmt.Sprintf(", %d preemptions (KV memory ran out)", c.Preemptions)
+		s += fmt.Sprintf(", %s preemptions (KV memory ran out)", Count(c.Preemptions))
 	}
 	for _, f := range findings {
 		if f.Backend != b.Name {
@@ -259,7 +265,7 @@ func topReasons(m map[string]int64, n int) string {
 	})
 	var parts []string
 	for _, k := range keys[:min(n, len(keys))] {
-		parts = append(parts, fmt.Sprintf("%s %d", k, m[k]))
+		parts = append(parts, fmt.Sprintf("%s %s", k, Count(m[k])))
 	}
 	return strings.Join(parts, ", ")
 }
@@ -282,30 +288,30 @@ func gatewayVerdict(r *model.Results) []string {
 			}
 		}
 		if most > 0 {
-			out = append(out, fmt.Sprintf("Gateway: tenant %s had %.1f%% of its attempts refused, most by %s (%d).", t.Name, 100*float64(sum(t.Rejected))/float64(t.Attempts), by, most))
+			out = append(out, fmt.Sprintf("Gateway: tenant %s had %.1f%% of its attempts refused, most by %s (%s).", t.Name, 100*float64(sum(t.Rejected))/float64(t.Attempts), by, Count(most)))
 		}
 		if t.ReservationToActual >= 3 {
 			out = append(out, fmt.Sprintf("Gateway: tenant %s reserves %.1f× the units it uses: its max_tokens is far above its real output; lowering it admits more at once without a bigger quota.", t.Name, t.ReservationToActual))
 		}
 		if t.UnitsLost > 0 {
-			out = append(out, fmt.Sprintf("Gateway: %d crashed streams of tenant %s left %.0f reserved units unrefunded; leases (lease_ttl) would reconcile them.", t.Crashes, t.Name, t.UnitsLost))
+			out = append(out, fmt.Sprintf("Gateway: %s crashed streams of tenant %s left %s reserved units unrefunded; leases (lease_ttl) would reconcile them.", Count(t.Crashes), t.Name, Count(int64(math.Round(t.UnitsLost)))))
 		}
 	}
 	if q := g.Queue; q != nil {
 		for _, p := range q.ByPriority {
 			if p.Shed > 0 {
-				out = append(out, fmt.Sprintf("Gateway: %d %s requests were shed (503) after waiting past their target in the fair queue.", p.Shed, p.Priority))
+				out = append(out, fmt.Sprintf("Gateway: %s %s requests were shed (503) after waiting past their target in the fair queue.", Count(p.Shed), p.Priority))
 			}
 		}
 	}
 	if c := g.Cache; c != nil && c.Lookups > 0 {
-		out = append(out, fmt.Sprintf("Gateway: the response cache answered %.1f%% of lookups (%d of %d).", 100*c.HitRate, c.Hits, c.Lookups))
+		out = append(out, fmt.Sprintf("Gateway: the response cache answered %.1f%% of lookups (%s of %s).", 100*c.HitRate, Count(c.Hits), Count(c.Lookups)))
 	}
 	if g.FailClosedRejects > 0 {
-		out = append(out, fmt.Sprintf("Gateway: %d attempts refused with 503 while the limiter store was down (fail closed).", g.FailClosedRejects))
+		out = append(out, fmt.Sprintf("Gateway: %s attempts refused with 503 while the limiter store was down (fail closed).", Count(g.FailClosedRejects)))
 	}
 	if g.FailOpenAdmits > 0 {
-		out = append(out, fmt.Sprintf("Gateway: %d attempts admitted by local caps while the limiter store was down (fail open).", g.FailOpenAdmits))
+		out = append(out, fmt.Sprintf("Gateway: %s attempts admitted by local caps while the limiter store was down (fail open).", Count(g.FailOpenAdmits)))
 	}
 	return out
 }

@@ -46,7 +46,7 @@ func fleetLines(r *model.Results, b model.BackendResult) []string {
 			all := float64(pc.GPUTokens + pc.CPUTokens)
 			s += fmt.Sprintf(" (%.0f%% of them from the CPU tier, read back in %s in all)", percent(float64(pc.CPUTokens), all), Seconds(pc.CPUReadS))
 		}
-		s += fmt.Sprintf("; %d requests recomputed their prefix", pc.Misses)
+		s += fmt.Sprintf("; %s requests recomputed their prefix", Count(pc.Misses))
 		out = append(out, s+".")
 	}
 	if len(c.Pools) > 0 {
@@ -75,8 +75,8 @@ func spillLines(r *model.Results) []string {
 		if rt.ScaleUpSpill == 0 {
 			continue
 		}
-		out = append(out, fmt.Sprintf("Route %s sent %d attempts past %s while it was short of replicas; the %d that completed elsewhere cost $%.2f.",
-			rt.Name, rt.ScaleUpSpill, rt.Targets[0].Name, rt.ScaleUpSpillCompleted, rt.ScaleUpSpillCostUSD))
+		out = append(out, fmt.Sprintf("Route %s sent %s attempts past %s while it was short of replicas; the %s that completed elsewhere cost $%.2f.",
+			rt.Name, Count(rt.ScaleUpSpill), rt.Targets[0].Name, Count(rt.ScaleUpSpillCompleted), rt.ScaleUpSpillCostUSD))
 	}
 	return out
 }

@@ -39,7 +39,7 @@ func TestVerdictSaysWhatBindsAndByHowMuch(t *testing.T) {
 	v := Verdict(bound())
 	got := strings.Join(v, "\n")
 	for _, want := range []string{
-		"900 of 1000 requests completed (90.0%), 100 failed (10.0%: otpm 80, itpm 20).",
+		"900 of 1,000 requests completed (90.0%), 100 failed (10.0%: otpm 80, itpm 20).",
 		"First to bind: sonnet ITPM limit 800k binds: 100 attempts refused (429), first at 09:03:03, most in the interval from 09:05; peak use 119% of the limit; offered demand peaks at 1.5× the limit in the interval from 09:00.",
 		"sonnet OTPM limit 160k binds: 400 attempts refused (429), first at 09:05:38, most in the interval from 09:10; peak use 118% of the limit; offered demand peaks at 3.6× the limit in the interval from 09:05.",
 		"llama (6 replicas × TP8 = 48 H100-SXM): running iterations 97% of the time",
@@ -108,7 +108,9 @@ func TestTerminalCrossVariantLineAndWarnings(t *testing.T) {
 	for _, want := range []string{
 		"busiest hour   09:00–10:00",
 		"busiest-hour TTFT p95",
-		"Cheapest change that holds (at most 0.1% of requests failing and at least 99% meeting their SLOs): “tier 4”, at $150 (+$150 against the base).",
+		// The base failed 10%: its cost is for fewer requests, so the two
+		// are also set side by side per completed request.
+		"Cheapest change that holds (at most 0.1% of requests failing and at least 99% meeting their SLOs): “tier 4”, at $150 (+$150 against the base, which completed 10% fewer requests: $150 against $0.00 per 1,000 completed).",
 		"Warnings (defaults that change the answer):\n  ! provider.sonnet.price: no price: its tokens cost $0.00",
 	} {
 		if !strings.Contains(out, want) {
@@ -131,5 +133,35 @@ func TestNewDocumentKeepsAGivenVerdict(t *testing.T) {
 	NewDocument("g", ScenarioInfo{}, []*model.Results{r})
 	if len(r.Verdict) < 5 {
 		t.Errorf("verdict %q", r.Verdict)
+	}
+}
+
+// TestCheapestComparesPerCompletedRequest: a base that failed 45% of its
+// requests looks cheap in total; the cross-variant line says its cost is
+// for fewer requests and compares per 1,000 completed, and names a
+// variant base by its name.
+func TestCheapestComparesPerCompletedRequest(t *testing.T) {
+	mk := func(name string, completed int64, cost, att float64) *model.Results {
+		r := &model.Results{Scenario: "s", Variant: name, DurationS: 3600}
+		r.Summary.Requests = model.RequestCounts{Offered: 10000, Completed: completed, Failed: 10000 - completed}
+		r.Summary.Goodput.SLOAttainment = att
+		r.Summary.Cost.Total = cost
+		return r
+	}
+	base := mk("", 5500, 631, 0.55)
+	tier := mk("tier 2", 10000, 1080, 1)
+	want := "Cheapest change that holds (" + HoldRule + "): “tier 2”, at $1,080 (+$449 against the base, which completed 45% fewer requests: $108 against $115 per 1,000 completed)."
+	if got := CheapestThatHolds([]*model.Results{base, tier}); got != want {
+		t.Errorf("got  %s\nwant %s", got, want)
+	}
+	// Same work done: totals alone.
+	base = mk("", 10000, 900, 0.97)
+	if got, want := CheapestThatHolds([]*model.Results{base, tier}), "(+$180 against the base)."; !strings.HasSuffix(got, want) {
+		t.Errorf("got %s, want it to end %q", got, want)
+	}
+	// A named first variant (compare's files) is quoted, not "the sales-9am".
+	base = mk("sales-9am", 10000, 900, 0.97)
+	if got, want := CheapestThatHolds([]*model.Results{base, tier}), "(+$180 against “sales-9am”)."; !strings.HasSuffix(got, want) {
+		t.Errorf("got %s, want it to end %q", got, want)
 	}
 }

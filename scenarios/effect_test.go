@@ -216,6 +216,8 @@ var contexts = map[string][]Override{
 	"provider[].concurrency.when_full":          {{"provider.api.concurrency.max", 20}},
 	"provider[].max_output":                     {{"workload.digest.tokens.max_tokens", 0}},
 	"route[].cooldown":                          {{"cluster.gpu.max_waiting", 2}},
+	// Retry-After beyond the cap: the provider's 429s, a cap below them.
+	"workload[].client.retry.over_cap": {{"workload.chat.route", "api"}, {"workload.chat.client.retry.retry_after_cap", "1s"}},
 	"workload[].key": {{"provider.api.key", []any{map[string]any{"name": "prod", "limits": map[string]any{"rpm": 1800}},
 		map[string]any{"name": "staging", "limits": map[string]any{"rpm": 300}}}}},
 	"route[].fallback": {{"cluster.gpu.max_waiting", 2}},

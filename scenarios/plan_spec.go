@@ -11,6 +11,7 @@ import (
 
 	"github.com/BurntSushi/toml"
 
+	"github.com/headroom-sim/headroom/model"
 	"github.com/headroom-sim/headroom/scenarios/schema"
 	"github.com/headroom-sim/headroom/workloads"
 )
@@ -250,7 +251,7 @@ type PlanOption struct {
 // PricePeriods are the seconds of each period a fixed price may be quoted
 // per; a month is 730 hours, as cloud price lists count it. "horizon" is
 // the simulated horizon itself.
-var PricePeriods = map[string]float64{"hour": 3600, "day": 86400, "month": 730 * 3600, "year": 8760 * 3600, "horizon": 0}
+var PricePeriods = model.PricePeriods // the periods of [provider.price] commitment_per
 
 // HasPlan reports whether the scenario has a [plan] table.
 func (s *Scenario) HasPlan() bool { return s.Plan != nil }

@@ -72,7 +72,7 @@ func (s *Scenario) warningsOf(d *Scenario, c model.Config) []Warning {
 		if l := p.Latency; l.TTFT.Base == 0 && l.TTFT.PerInputToken == 0 && l.TPOT.Mean == 0 {
 			add(at+".latency", "no latency model: the provider answers at once, so TTFT and E2E show only waiting; give [provider.latency] ttft and tpot")
 		}
-		if pr := p.Price; pr.Input == 0 && pr.Output == 0 && pr.CacheWrite == 0 && pr.CacheWrite1h == 0 && pr.CacheRead == 0 {
+		if pr := p.Price; pr.Input == 0 && pr.Output == 0 && pr.CacheWrite == 0 && pr.CacheWrite1h == 0 && pr.CacheRead == 0 && pr.Commitment == 0 {
 			add(at+".price", "no prices: its tokens cost nothing, so the cost leaves it out; give [provider.price] input and output (USD per million tokens)")
 		}
 	}

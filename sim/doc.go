@@ -10,5 +10,8 @@
 // the largest number of pending events.
 //
 // Ties are broken by the order in which events were scheduled, so a run is a
-// pure function of its inputs and seed.
+// pure function of its inputs and seed. A model that keeps occurrences of
+// its own out of the queue until they come next stamps each when it
+// decides it (Engine.Stamp) and schedules it later in the place the stamp
+// holds (Engine.ScheduleStamped), as if it had been scheduled at once.
 package sim

@@ -28,6 +28,9 @@ type Event struct {
 type Queue struct {
 	items []slot
 	next  uint64 // sequence number of the next push
+	// epoch counts renumberings (mod 2^15), so that a Stamp taken before
+	// one is known to have lost its place.
+	epoch uint16
 }
 
 // slot is an event as the heap stores it, 24 bytes. Its time is replaced by
@@ -109,6 +112,7 @@ func (q *Queue) renumber() {
 		s.ord = uint64(seq)<<kindBits | s.ord&kindMask
 	}
 	q.next = uint64(len(order))
+	q.epoch = (q.epoch + 1) & (1<<(kindBits-1) - 1)
 }
 
 // Peek returns the earliest event without removing it. ok is false when the
@@ -229,6 +233,7 @@ func (q *Queue) peekUntil(limit uint64) (e Event, ok bool) {
 func (q *Queue) Reset() {
 	q.items = q.items[:0]
 	q.next = 0
+	q.epoch = (q.epoch + 1) & (1<<(kindBits-1) - 1) // stamps taken before are void
 }
 
 // up places s, which belongs at index i or above, by moving the hole at i

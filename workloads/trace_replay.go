@@ -67,6 +67,7 @@ type replayStream struct {
 	offset float64 // trace seconds added in this pass
 	period float64 // loop period in trace seconds, once known
 	n      int64   // records read in this pass
+	eof    bool    // the reader ended (in this pass, without a loop to follow)
 	first  float64
 	last   float64
 	row    TraceRow
@@ -181,6 +182,7 @@ func (rp *Replay) Next() (*ReplayRecord, error) {
 	}
 	st := rp.heap[0]
 	if st.rec.Time >= rp.horizon {
+		rp.countBeyond()
 		rp.finish()
 		return nil, io.EOF
 	}
@@ -219,6 +221,7 @@ func (rp *Replay) advance(st *replayStream) error {
 				rp.sum.TraceSpanS = st.last
 			}
 			if !spec.Loop || st.n == 0 {
+				st.eof = true
 				return io.EOF
 			}
 			if st.period == 0 {
@@ -232,6 +235,7 @@ func (rp *Replay) advance(st *replayStream) error {
 			}
 			next := st.offset + st.period
 			if next/spec.speed()+st.shift >= rp.horizon {
+				st.eof = true
 				return io.EOF
 			}
 			if err := st.rd.Close(); err != nil {
@@ -400,6 +404,46 @@ func (rp *Replay) count(rec *ReplayRecord) {
 	}
 }
 
+// countBeyond completes the first copy's first pass when the horizon ends
+// the replay before the file does: it reads the rest of the file (or of
+// its window) without replaying it, so the summary counts every row and
+// BeyondHorizon those the replay did not reach. A row it cannot read
+// stops the count, which is then a lower bound (BeyondAtLeast): a row the
+// run never needed does not fail it. A ServeGen trace's arrivals are
+// drawn rather than read, so its count stays at the first one past the
+// horizon, a lower bound.
+func (rp *Replay) countBeyond() {
+	st := rp.streams[0]
+	if st.pass != 0 || st.eof || st.rd == nil {
+		return
+	}
+	// st.rec is the first record past the horizon: read, not replayed.
+	rp.sum.BeyondHorizon = 1
+	if rp.format == FormatServeGen {
+		// Its arrivals are drawn, not read: drawing the rest of a day
+		// costs as much as replaying it, for a count nobody wrote.
+		rp.sum.BeyondAtLeast = true
+		return
+	}
+	for {
+		err := st.rd.Next(&st.row)
+		if errors.Is(err, io.EOF) {
+			break
+		}
+		if err != nil {
+			rp.sum.BeyondAtLeast = true
+			break
+		}
+		st.n++
+		st.last = st.row.Time
+		rp.sum.BeyondHorizon++
+	}
+	st.eof = true
+	rp.sum.RowsRead = st.rd.RowsRead()
+	rp.sum.RowsKept = st.n
+	rp.sum.TraceSpanS = st.last
+}
+
 // finish closes the files at the end of the replay.
 func (rp *Replay) finish() {
 	rp.done = true
@@ -497,6 +541,12 @@ type TraceSummary struct {
 	// TraceSpanS is the time from the window's start to its last kept
 	// record, in trace seconds.
 	TraceSpanS float64
+	// BeyondHorizon counts the kept rows of the first pass at or after the
+	// horizon (in simulated time), read but not replayed: the run ended
+	// before the trace did. BeyondAtLeast is set when a row past the
+	// horizon could not be read, so the count stops short of the file's end.
+	BeyondHorizon int64
+	BeyondAtLeast bool
 	// ZeroInput and ZeroOutput count kept rows with no prompt or no
 	// generated tokens (replayed with 1).
 	ZeroInput, ZeroOutput int64

@@ -292,3 +292,48 @@ func TestReplayServeGenWithoutStream(t *testing.T) {
 		t.Errorf("%d requests without a stream, %d thinned to half", n, len(recs))
 	}
 }
+
+// TestReplayCountsRowsBeyondHorizon: a horizon that ends before the file
+// still counts every row read, and says how many were not replayed (the
+// summary once printed "0 rows read, 0 kept").
+func TestReplayCountsRowsBeyondHorizon(t *testing.T) {
+	times := make([]float64, 100)
+	for i := range times {
+		times[i] = float64(i) // one row a second, 0..99
+	}
+	p := synthTrace(t, times)
+	spec := TraceSpec{File: p, Format: FormatCSV, Columns: synthCols}
+	recs, sum := replayAll(t, spec, 50.5)
+	if len(recs) != 51 || sum.Requests != 51 {
+		t.Fatalf("horizon 50.5 s: %d records replayed, want 51 (0..50)", len(recs))
+	}
+	if sum.RowsRead != 100 || sum.RowsKept != 100 || sum.BeyondHorizon != 49 || sum.BeyondAtLeast || sum.TraceSpanS != 99 {
+		t.Errorf("summary read %d, kept %d, beyond %d (at least: %v), span %v; want 100, 100, 49, false, 99",
+			sum.RowsRead, sum.RowsKept, sum.BeyondHorizon, sum.BeyondAtLeast, sum.TraceSpanS)
+	}
+	// At twice the speed the horizon of 25.25 s reaches trace time 50.5 s.
+	spec.Speed = 2
+	recs, sum = replayAll(t, spec, 25.25)
+	if len(recs) != 51 || sum.BeyondHorizon != 49 {
+		t.Errorf("speed 2: %d replayed, %d beyond; want 51 and 49", len(recs), sum.BeyondHorizon)
+	}
+	// A horizon past the file: nothing beyond.
+	spec.Speed = 0
+	_, sum = replayAll(t, spec, 1000)
+	if sum.RowsRead != 100 || sum.BeyondHorizon != 0 {
+		t.Errorf("whole file: read %d, beyond %d; want 100 and 0", sum.RowsRead, sum.BeyondHorizon)
+	}
+	// A bad row past the horizon does not fail the replay; the count stops
+	// there and says it is a lower bound.
+	var b strings.Builder
+	b.WriteString("t,in,out\n")
+	for i := 0; i < 10; i++ {
+		fmt.Fprintf(&b, "%d,100,10\n", i)
+	}
+	b.WriteString("11,not-a-number,10\n12,100,10\n")
+	spec = TraceSpec{File: writeFile(t, "bad-tail.csv", b.String()), Format: FormatCSV, Columns: synthCols}
+	recs, sum = replayAll(t, spec, 5.5)
+	if len(recs) != 6 || sum.BeyondHorizon != 4 || !sum.BeyondAtLeast {
+		t.Errorf("bad tail: %d replayed, %d beyond (at least %v); want 6, 4, true", len(recs), sum.BeyondHorizon, sum.BeyondAtLeast)
+	}
+}

@@ -322,9 +322,9 @@ func TestCalibrateSplitwiseToy(t *testing.T) {
 		t.Errorf("want one table block:\n%s", stdout)
 	}
 	// Naming the GPU gives the roofline too; the model maps from the file.
-	code, stdout, stderr = cli(t, "calibrate", splitwiseToy, "--tp", "8", "--gpu", "h100")
+	code, stdout, stderr = cli(t, "calibrate", splitwiseToy, "--tp", "8", "--gpu", "H100-SXM")
 	if code != exitOK || stderr != "" {
-		t.Fatalf("--gpu h100: exit %d, stderr:\n%s", code, stderr)
+		t.Fatalf("--gpu H100-SXM: exit %d, stderr:\n%s", code, stderr)
 	}
 	b := tomlBlocks(stdout)
 	if len(b) != 2 || !strings.Contains(b[0], `gpu = "H100-SXM", model = "llama-2-70b", tensor_parallel = 8`) {

@@ -53,6 +53,13 @@ variant's set (with --variants), then the point's values. With --param,
 JSON a sweep section with params, points and curves (key figures against
 the first parameter), and the CSV one row per point.
 
+A sweep of scenario keys without a load level (--param alone: a tier's
+limits, a cluster's replicas) is a purchase, not a load test: it marks no
+knee, and its pick is the cheapest point that holds (at most 0.1% of
+requests failing and at least 99% meeting their SLOs), at equal cost the
+smaller values; one per variant over the whole grid. With a load level
+the lines run along the load and each gets its knee.
+
 The knee is the last level before the first level whose throughput
 (output tokens/s) gains less than 10% over the previous level while its
 TTFT p50 rises by more than 25% (or its refused attempts, 429/5xx, rise by

@@ -225,3 +225,42 @@ func TestSweepLinkedParam(t *testing.T) {
 		}
 	}
 }
+
+// TestSweepCapacityPicksTheCheapest: a sweep of a tier's rpm without a load
+// level picks the smallest tier that holds the 9 a.m. peak (1,500
+// requests/minute), not the largest; the terminal, the JSON and the HTML
+// agree, and none of them speaks of a knee.
+func TestSweepCapacityPicksTheCheapest(t *testing.T) {
+	js := filepath.Join(t.TempDir(), "rpm.json")
+	code, stdout, stderr := cli(t, "sweep", "salespeople-peak", "--duration", "3h", "--set", `start="08:00"`,
+		"--set", "workload.evaluate-clients.client.pace.requests_per_min=0",
+		"--param", "provider.fast-model.limits.rpm=1000..2000+500", "--json", js)
+	if code != exitOK {
+		t.Fatalf("exit %d: %s", code, stderr)
+	}
+	if want := "Cheapest that holds: provider.fast-model.limits.rpm = 1.5k"; !strings.Contains(stdout, want) {
+		t.Errorf("stdout lacks %q:\n%s", want, stdout)
+	}
+	if strings.Contains(stdout, "knee") || strings.Contains(stdout, "highest") {
+		t.Errorf("load-test wording in a capacity sweep:\n%s", stdout)
+	}
+	b, err := os.ReadFile(js)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var doc report.SweepDocument
+	if err := json.Unmarshal(b, &doc); err != nil {
+		t.Fatal(err)
+	}
+	s := doc.Sweep
+	if s.PickLevel == nil || *s.PickLevel != 1500 || s.KneeLevel != nil || s.PickRule != report.CheapestRule || !s.Points[1].Pick || s.Points[2].Pick {
+		t.Fatalf("pick %v, knee %v, rule %q, points %+v", s.PickLevel, s.KneeLevel, s.PickRule, s.Points)
+	}
+	page, err := os.ReadFile(strings.TrimSuffix(js, ".json") + ".html")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(string(page), "Cheapest that holds: provider.fast-model.limits.rpm = 1.5k") {
+		t.Errorf("HTML headline lacks the pick")
+	}
+}

@@ -3,7 +3,10 @@ package perf
 import (
 	"fmt"
 	"sort"
+	"strconv"
 	"strings"
+
+	"github.com/headroom-sim/headroom/scenarios/schema"
 )
 
 // GPU is one accelerator's datasheet figures (dense, no sparsity).
@@ -119,17 +122,16 @@ var gpus = []GPU{
 	{Name: "MI300X", TFLOPS: 1307, FP8TFLOPS: 2615, BandwidthGBs: 5300, MemoryGB: 192, Interconnect: "Infinity Fabric", InterconnectGBs: 448, Source: srcAMDMI300X},
 }
 
-// gpuAliases maps other spellings (lower case) to catalogue names. The
-// Splitwise profiles call the DGX parts "a100-80gb" (which already matches)
-// and "h100-80gb".
+// gpuAliases maps other spellings (lower case) to catalogue names: the
+// Splitwise profiles call the DGX parts "a100-80gb" (which already
+// matches) and "h100-80gb". A bare family name ("h100", "a100") is not an
+// alias: its forms differ in bandwidth and compute, so the error lists
+// them (unknownName).
 var gpuAliases = map[string]string{
-	"h100":      "H100-SXM",
 	"h100-80gb": "H100-SXM",
 	"h100-sxm5": "H100-SXM",
-	"a100":      "A100-80GB",
 	"h200-sxm":  "H200",
 	"h100-94gb": "H100-NVL",
-	"a10":       "A10G",
 }
 
 // Sources of the model catalogue: each model's published config.json.
@@ -173,8 +175,9 @@ func GPUs() []GPU { return append([]GPU(nil), gpus...) }
 func Models() []Model { return append([]Model(nil), models...) }
 
 // LookupGPU finds a catalogue GPU by name, ignoring case. A few aliases are
-// accepted too ("h100" and Splitwise's "h100-80gb" mean H100-SXM, "a100"
-// means A100-80GB). The error lists the catalogue names.
+// accepted too (Splitwise's "h100-80gb" means H100-SXM). The error lists
+// the catalogue names and suggests the closest: every form of a family
+// ("H100": H100-SXM, H100-PCIe or H100-NVL), or a near spelling.
 func LookupGPU(name string) (GPU, error) {
 	key := strings.ToLower(strings.TrimSpace(name))
 	if alias, ok := gpuAliases[key]; ok {
@@ -189,12 +192,14 @@ func LookupGPU(name string) (GPU, error) {
 	for i, g := range gpus {
 		names[i] = g.Name
 	}
-	return GPU{}, fmt.Errorf("perf: unknown GPU %q (known: %s)", name, strings.Join(names, ", "))
+	return GPU{}, fmt.Errorf("perf: %s", unknownName("GPU", name, names))
 }
 
 // LookupModel finds a catalogue model by name, ignoring case and the
 // punctuation '-', '_' and ' ' (so Splitwise's "llama2-70b" and
-// "Llama-2-70B" both find llama-2-70b). The error lists the catalogue names.
+// "Llama-2-70B" both find llama-2-70b). The error lists the catalogue names
+// and suggests the closest, as LookupGPU's does ("llama-70b": the 70B
+// Llamas).
 func LookupModel(name string) (Model, error) {
 	key := modelKey(name)
 	for _, m := range models {
@@ -207,7 +212,53 @@ func LookupModel(name string) (Model, error) {
 		names[i] = m.Name
 	}
 	sort.Strings(names)
-	return Model{}, fmt.Errorf("perf: unknown model %q (known: %s)", name, strings.Join(names, ", "))
+	return Model{}, fmt.Errorf("perf: %s", unknownName("model", name, names))
+}
+
+// unknownName is the message for a name not in the catalogue: the names
+// allowed, then the ones meant. A name whose parts (split at '-', '_', ' ')
+// each begin a catalogue name's parts, in order, means each such name (a
+// family: "H100", "qwen3", "llama-70b", "Llama-3-8B" for llama-3.1-8b);
+// otherwise the nearest spelling, if one is close enough to be a typo.
+func unknownName(noun, name string, names []string) string {
+	msg := fmt.Sprintf("unknown %s %q; allowed: %s", noun, name, schema.List(names))
+	want := nameParts(name)
+	var family []string
+	for _, n := range names {
+		if len(want) > 0 && subsequence(want, nameParts(n)) {
+			family = append(family, n)
+		}
+	}
+	switch {
+	case len(family) > 0:
+		q := make([]string, len(family))
+		for i, f := range family {
+			q[i] = strconv.Quote(f)
+		}
+		if len(q) == 1 {
+			return msg + "; did you mean " + q[0] + "?"
+		}
+		return msg + "; did you mean " + strings.Join(q[:len(q)-1], ", ") + " or " + q[len(q)-1] + "?"
+	default:
+		return msg + schema.DidYouMean(name, names)
+	}
+}
+
+// nameParts splits a name, lower case, at '-', '_' and ' '.
+func nameParts(s string) []string {
+	return strings.FieldsFunc(strings.ToLower(s), func(r rune) bool { return r == '-' || r == '_' || r == ' ' })
+}
+
+// subsequence reports whether every part of a begins a part of b, in
+// order.
+func subsequence(a, b []string) bool {
+	j := 0
+	for _, p := range b {
+		if j < len(a) && strings.HasPrefix(p, a[j]) {
+			j++
+		}
+	}
+	return j == len(a)
 }
 
 // modelKey folds case and drops '-', '_' and ' ' ('.' is kept so that

@@ -168,3 +168,35 @@ func TestKVCapacityTokens(t *testing.T) {
 		}
 	}
 }
+
+// An unknown name suggests what was meant: every form of a family, or the
+// nearest spelling; nothing when nothing is near.
+func TestLookupSuggests(t *testing.T) {
+	for name, want := range map[string]string{
+		"H100":     `did you mean "H100-SXM", "H100-PCIe" or "H100-NVL"?`,
+		"a100":     `did you mean "A100-40GB" or "A100-80GB"?`,
+		"MI300":    `did you mean "MI300X"?`,
+		"H100 SXM": `did you mean "H100-SXM"?`,
+		"h100sxm":  `did you mean "H100-SXM"?`,
+		"tpu-v5":   "allowed: A10G, L4, L40S, A100-40GB, A100-80GB, H100-SXM, H100-PCIe, H100-NVL, H200, B200, MI300X",
+	} {
+		_, err := LookupGPU(name)
+		if err == nil || !strings.Contains(err.Error(), want) || !strings.HasPrefix(err.Error(), `perf: unknown GPU "`+name+`"; allowed: `) {
+			t.Errorf("LookupGPU(%q) = %v, want %q", name, err, want)
+		}
+	}
+	if _, err := LookupGPU("tpu-v5"); err == nil || strings.Contains(err.Error(), "did you mean") {
+		t.Errorf("tpu-v5: %v, want no suggestion", err)
+	}
+	for name, want := range map[string]string{
+		"llama-70b":   `did you mean "llama-2-70b", "llama-3.1-70b" or "llama-3.3-70b"?`,
+		"Llama-3-8B":  `did you mean "llama-3.1-8b"?`,
+		"lama-3.1-8b": `did you mean "llama-3.1-8b"?`,
+		"mixtral":     `did you mean "mixtral-8x22b" or "mixtral-8x7b"?`,
+	} {
+		_, err := LookupModel(name)
+		if err == nil || !strings.Contains(err.Error(), want) {
+			t.Errorf("LookupModel(%q) = %v, want %q", name, err, want)
+		}
+	}
+}

@@ -377,12 +377,13 @@ func (s *Server) startBatch(b *batch, prefix string) *apiError {
 	bs.batches[b.id] = b
 	bs.order = append(bs.order, b.id)
 	bs.mu.Unlock()
+	at := s.d.clock.Sim(b.created) // every request of the batch arrives when it is created
 	for _, it := range b.items {
 		st := newStream(it.tag)
 		q := it.q
 		lr := &model.LiveRequest{Workload: q.batchWL, Tag: it.tag, Input: q.p.input, Output: q.a.tokens, MaxTokens: q.p.maxTokens, Batch: true}
 		select {
-		case s.d.cmds <- command{inject: lr, st: st}:
+		case s.d.cmds <- command{inject: lr, at: at, st: st}:
 		case <-s.d.stopped:
 			s.itemEnded(b, it, event{kind: evCut, cut: "the server is shutting down"})
 			continue

@@ -29,6 +29,7 @@ type event struct {
 // or cut), so ev never fills and the driver never blocks on a handler.
 type stream struct {
 	tag  uint64
+	at   float64 // the simulated instant it was injected at, set by the driver before its first event
 	ev   chan event
 	gen  atomic.Int64  // tokens a cluster has generated (Live.Tokens)
 	wake chan struct{} // a new token count is there
@@ -58,6 +59,7 @@ func (s *stream) progress(n int) {
 // command is what a handler asks of the driver.
 type command struct {
 	inject  *model.LiveRequest
+	at      float64 // with inject: the simulated instant the request arrived
 	st      *stream
 	abandon uint64 // tag
 	snap    chan<- *model.LiveSnapshot
@@ -107,14 +109,16 @@ func (d *driver) end(tag uint64, e event) {
 	st.send(e)
 }
 
-// run is the driver's loop: advance to now, deliver token progress, wait
-// for the next event or a command.
+// run is the driver's loop: take the commands waiting (each request at
+// the instant it arrived), advance to now, deliver token progress, wait for
+// the next event or a command.
 func (d *driver) run() {
 	defer close(d.stopped)
 	timer := time.NewTimer(0)
 	defer timer.Stop()
 	horizonSeen := false
 	for {
+		d.drain(horizonSeen)
 		now := d.clock.Now()
 		d.live.AdvanceTo(now)
 		d.live.Tokens(d.tokens)
@@ -140,21 +144,24 @@ func (d *driver) run() {
 				<-timer.C
 			}
 			d.do(c, horizonSeen)
-			// Take what else is waiting without sleeping in between.
-		more:
-			for n := 0; n < 256; n++ {
-				select {
-				case c := <-d.cmds:
-					d.do(c, horizonSeen)
-				default:
-					break more
-				}
-			}
 		case <-timer.C:
 		case <-d.quit:
 			d.live.AdvanceTo(d.clock.Now())
 			d.cutAll("the server is shutting down")
 			d.results = d.live.Results()
+			return
+		}
+	}
+}
+
+// drain carries out the commands already waiting, without sleeping in
+// between (at most 256, so that time still advances under a flood).
+func (d *driver) drain(ended bool) {
+	for n := 0; n < 256; n++ {
+		select {
+		case c := <-d.cmds:
+			d.do(c, ended)
+		default:
 			return
 		}
 	}
@@ -166,9 +173,15 @@ func (d *driver) tokens(tag uint64, n int) {
 	}
 }
 
-// do carries out one command at the current simulated time.
+// do carries out one command: a request enters the simulation at the
+// instant it arrived (or, if the simulation has already passed it, at once:
+// the request log's lag_ms says by how much), the others now.
 func (d *driver) do(c command, ended bool) {
-	d.live.AdvanceTo(d.clock.Now())
+	if c.inject != nil {
+		d.live.AdvanceTo(c.at)
+	} else {
+		d.live.AdvanceTo(d.clock.Now())
+	}
 	switch {
 	case c.inject != nil:
 		if ended {
@@ -176,6 +189,7 @@ func (d *driver) do(c command, ended bool) {
 			return
 		}
 		d.streams[c.st.tag] = c.st
+		c.st.at = d.live.Now()
 		tk, err := d.live.Inject(*c.inject)
 		if err != nil {
 			delete(d.streams, c.st.tag)

@@ -20,6 +20,7 @@ type metrics struct {
 	tokens   *prometheus.CounterVec
 	retries  *prometheus.CounterVec
 	overhead prometheus.Histogram
+	lag      prometheus.Histogram
 	ttft     *prometheus.HistogramVec
 }
 
@@ -38,10 +39,13 @@ func newMetrics(snapshot func() *model.LiveSnapshot) *metrics {
 	m.overhead = prometheus.NewHistogram(prometheus.HistogramOpts{Name: "headroom_overhead_seconds",
 		Help:    "Wall time between the modelled end of a request and the server finishing its answer.",
 		Buckets: prometheus.ExponentialBuckets(0.0001, 2, 16)})
+	m.lag = prometheus.NewHistogram(prometheus.HistogramOpts{Name: "headroom_arrival_lag_seconds",
+		Help:    "Wall time between a request's arrival at the server and its entry into the simulation (how late the server took it).",
+		Buckets: prometheus.ExponentialBuckets(0.0001, 2, 16)})
 	m.ttft = prometheus.NewHistogramVec(prometheus.HistogramOpts{Name: "headroom_modelled_ttft_seconds",
 		Help:    "Modelled time to first token of completed requests, in simulated seconds, by endpoint.",
 		Buckets: prometheus.ExponentialBuckets(0.01, 2, 14)}, []string{"endpoint"})
-	m.reg.MustRegister(m.requests, m.refused, m.retries, m.inFlight, m.tokens, m.overhead, m.ttft, &simCollector{snapshot: snapshot})
+	m.reg.MustRegister(m.requests, m.refused, m.retries, m.inFlight, m.tokens, m.overhead, m.lag, m.ttft, &simCollector{snapshot: snapshot})
 	return m
 }
 

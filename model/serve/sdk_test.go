@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"net/http"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -184,7 +185,9 @@ func TestAnthropicSDK(t *testing.T) {
 	}
 }
 
-// tight is a provider whose RPM limit binds after two requests.
+// tight is a provider whose RPM bucket holds two requests and refills one
+// every 2 s: 0.5 s of wall time at 4x, so that a stall of the machine
+// shorter than that leaves an emptied bucket empty.
 const tight = `
 name = "tight"
 duration = "1h"
@@ -196,9 +199,36 @@ demand = { rate = 1 }
 
 [[provider]]
 name = "sonnet"
-limits = { rpm = 60, burst = "2s" }
+limits = { rpm = 30, burst = "4s" }
 latency = { ttft = { base = "0.1s" }, tpot = { base = "1ms" } }
 `
+
+// sent is one HTTP attempt an SDK made, seen by its middleware.
+type sent struct {
+	out, back  time.Time // sent, and its answer's headers back
+	status     int
+	retryAfter time.Duration // retry-after-ms, else retry-after
+	retryCount string        // x-stainless-retry-count
+}
+
+// attempts is an SDK middleware that keeps every attempt.
+type attempts struct{ list []sent }
+
+func (a *attempts) middleware(req *http.Request, next func(*http.Request) (*http.Response, error)) (*http.Response, error) {
+	s := sent{out: time.Now(), retryCount: req.Header.Get("X-Stainless-Retry-Count")}
+	resp, err := next(req)
+	s.back = time.Now()
+	if resp != nil {
+		s.status = resp.StatusCode
+		if ms, err := strconv.ParseFloat(resp.Header.Get("Retry-After-Ms"), 64); err == nil {
+			s.retryAfter = time.Duration(ms * float64(time.Millisecond))
+		} else if sec, err := strconv.ParseFloat(resp.Header.Get("Retry-After"), 64); err == nil {
+			s.retryAfter = time.Duration(sec * float64(time.Second))
+		}
+	}
+	a.list = append(a.list, s)
+	return resp, err
+}
 
 // TestSDKRetriesOn429: the SDKs' own retry logic sees the 429, reads the
 // Retry-After the bucket computed, waits it and succeeds.
@@ -207,40 +237,78 @@ func TestSDKRetriesOn429(t *testing.T) {
 	ctx := context.Background()
 	oc := openaiClient(s.URL)
 	ac := anthropicClient(s.URL)
-	for i := 0; i < 2; i++ { // empty the two-request bucket
-		if _, err := oc.Chat.Completions.New(ctx, openai.ChatCompletionNewParams{Model: "sonnet", MaxTokens: openai.Int(3),
-			Messages: []openai.ChatCompletionMessageParamUnion{openai.UserMessage("x")}}, option.WithMaxRetries(0)); err != nil {
-			t.Fatal(err)
+	chat := openai.ChatCompletionNewParams{Model: "sonnet", MaxTokens: openai.Int(3),
+		Messages: []openai.ChatCompletionMessageParamUnion{openai.UserMessage("x")}}
+	// empty sends requests without retries until one is refused (the
+	// bucket holds two) and returns the refusal.
+	empty := func() *openai.Error {
+		t.Helper()
+		for i := 0; i < 6; i++ {
+			_, err := oc.Chat.Completions.New(ctx, chat, option.WithMaxRetries(0))
+			var oe *openai.Error
+			if errors.As(err, &oe) {
+				return oe
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
 		}
+		t.Fatal("six requests in a row got through a bucket of two")
+		return nil
 	}
 	// Without retries, the 429 and its headers reach the caller.
-	_, err := oc.Chat.Completions.New(ctx, openai.ChatCompletionNewParams{Model: "sonnet", MaxTokens: openai.Int(3),
-		Messages: []openai.ChatCompletionMessageParamUnion{openai.UserMessage("x")}}, option.WithMaxRetries(0))
-	var oe *openai.Error
-	if !errors.As(err, &oe) || oe.StatusCode != 429 || oe.Response.Header.Get("retry-after") == "" || oe.Code != "rate_limit_exceeded" {
-		t.Fatalf("want a 429 with Retry-After, got %v", err)
+	if oe := empty(); oe.StatusCode != 429 || oe.Response.Header.Get("retry-after") == "" || oe.Code != "rate_limit_exceeded" {
+		t.Fatalf("want a 429 with Retry-After, got %v", oe)
 	}
-	// With the default retries, the SDK waits and gets through.
-	t0 := time.Now()
-	if _, err := oc.Chat.Completions.New(ctx, openai.ChatCompletionNewParams{Model: "sonnet", MaxTokens: openai.Int(3),
-		Messages: []openai.ChatCompletionMessageParamUnion{openai.UserMessage("x")}}); err != nil {
-		t.Fatalf("openai-go did not get through by retrying: %v", err)
+	// With the default retries, each SDK called on an empty bucket is
+	// refused, waits the Retry-After and gets through.
+	for _, c := range []struct {
+		sdk  string
+		call func(mw func(*http.Request, func(*http.Request) (*http.Response, error)) (*http.Response, error)) error
+	}{
+		{"openai-go", func(mw func(*http.Request, func(*http.Request) (*http.Response, error)) (*http.Response, error)) error {
+			_, err := oc.Chat.Completions.New(ctx, chat, option.WithMiddleware(mw))
+			return err
+		}},
+		{"anthropic-sdk-go", func(mw func(*http.Request, func(*http.Request) (*http.Response, error)) (*http.Response, error)) error {
+			_, err := ac.Messages.New(ctx, anthropic.MessageNewParams{Model: "sonnet", MaxTokens: 3,
+				Messages: []anthropic.MessageParam{anthropic.NewUserMessage(anthropic.NewTextBlock("x"))}}, aoption.WithMiddleware(mw))
+			return err
+		}},
+	} {
+		var a attempts
+		for try := 1; ; try++ {
+			empty()
+			emptied := time.Now()
+			a = attempts{}
+			if err := c.call(a.middleware); err != nil {
+				t.Fatalf("%s did not get through by retrying: %v", c.sdk, err)
+			}
+			if a.list[0].status == 429 {
+				break
+			}
+			// The bucket refilled between emptying it and the call: the
+			// machine stalled for a second.
+			if try == 3 {
+				t.Fatalf("%s: three times the emptied bucket refilled before the next request reached it (sent %v after the refusal)", c.sdk, a.list[0].out.Sub(emptied))
+			}
+			t.Logf("%s: the emptied bucket refilled before the call reached it (sent %v after the refusal: the machine stalled); again", c.sdk, a.list[0].out.Sub(emptied))
+		}
+		last := a.list[len(a.list)-1]
+		if len(a.list) < 2 || last.status != 200 || last.retryCount != strconv.Itoa(len(a.list)-1) {
+			t.Fatalf("%s: attempts %+v: want 429s, then a 200 marked as a retry", c.sdk, a.list)
+		}
+		for i, r := range a.list[:len(a.list)-1] {
+			if r.status != 429 || r.retryAfter <= 0 || r.retryAfter > 501*time.Millisecond {
+				t.Fatalf("%s: attempt %d: %d with Retry-After %v; want a 429 with at most the 0.5 s a refill takes", c.sdk, i+1, r.status, r.retryAfter)
+			}
+			if wait := a.list[i+1].out.Sub(r.back); wait < r.retryAfter {
+				t.Fatalf("%s: retried %v after a 429 whose Retry-After was %v", c.sdk, wait, r.retryAfter)
+			}
+		}
+		t.Logf("%s: %d attempts, waited %v for a Retry-After of %v", c.sdk, len(a.list), a.list[1].out.Sub(a.list[0].back), a.list[0].retryAfter)
 	}
-	wait := time.Since(t0)
-	if _, err := ac.Messages.New(ctx, anthropic.MessageNewParams{Model: "sonnet", MaxTokens: 3,
-		Messages: []anthropic.MessageParam{anthropic.NewUserMessage(anthropic.NewTextBlock("x"))}}); err != nil {
-		t.Fatalf("anthropic-sdk-go did not get through by retrying: %v", err)
-	}
-	m := s.scrape(t)
-	if r := m["headroom_client_retries_total"].sum(); r < 2 {
+	if r := s.scrape(t)["headroom_client_retries_total"].sum(); r < 2 {
 		t.Fatalf("the server saw %v retries, want at least one per SDK", r)
-	}
-	if n := m["headroom_requests_total"].sum("code", "429"); n < 3 {
-		t.Fatalf("%v 429s, want at least 3", n)
-	}
-	// A refill of one request takes 1 s, 250 ms of wall time at 4x: the
-	// SDK waited for it rather than hammering.
-	if wait < 200*time.Millisecond {
-		t.Fatalf("openai-go got through after %v, before the bucket refilled", wait)
 	}
 }

@@ -313,10 +313,15 @@ type request struct {
 	sse      *sse
 	status   int
 	reason   string
-	t0       time.Time
-	priority string // x-headroom-priority, "" for the endpoint's default
-	cached   bool   // answered from the gateway's response cache
-	batchWL  int    // a batch request's live workload
+	t0       time.Time // the request's headers were read
+	recv     time.Time // its body was read: it has arrived
+	priority string    // x-headroom-priority, "" for the endpoint's default
+	cached   bool      // answered from the gateway's response cache
+	batchWL  int       // a batch request's live workload
+	retry    int       // the SDK's x-stainless-retry-count
+	at       float64   // the simulated instant the request entered the simulation
+	injected bool      // it did (at is set)
+	retryAt  float64   // a refusal's Retry-After, in simulated seconds
 }
 
 func (s *Server) handle(w http.ResponseWriter, r *http.Request) {
@@ -343,6 +348,7 @@ func (s *Server) handle(w http.ResponseWriter, r *http.Request) {
 		q.fail(aerr)
 		return
 	}
+	q.recv = time.Now()
 	p, err := decode(api, body)
 	if err != nil {
 		q.fail(asAPIError(err))
@@ -361,6 +367,7 @@ func (s *Server) handle(w http.ResponseWriter, r *http.Request) {
 	defer s.m.inFlight.WithLabelValues(ep.Name).Dec()
 	q.key = apiKey(r)
 	if n, err := strconv.Atoi(r.Header.Get("X-Stainless-Retry-Count")); err == nil && n > 0 {
+		q.retry = n
 		s.m.retries.WithLabelValues(ep.Name).Inc()
 	}
 	wl, err := s.live.Resolve(epi, q.key)
@@ -460,7 +467,7 @@ func (q *request) run(wl int, tag uint64, ep *model.LiveEndpoint) {
 		lr.Prefix = 0
 	}
 	select {
-	case s.d.cmds <- command{inject: lr, st: st}:
+	case s.d.cmds <- command{inject: lr, at: s.d.clock.Sim(q.recv), st: st}:
 	case <-s.d.stopped:
 		q.fail(&apiError{status: 503, kind: "api_error", msg: "the server is shutting down"})
 		return
@@ -480,6 +487,9 @@ func (q *request) run(wl int, tag uint64, ep *model.LiveEndpoint) {
 		select {
 		case e := <-st.ev:
 			timer.Stop()
+			if !q.injected && e.kind != evCut {
+				q.arrived(st.at)
+			}
 			switch e.kind {
 			case evStarted:
 				start = &e.start
@@ -527,6 +537,19 @@ func (q *request) run(wl int, tag uint64, ep *model.LiveEndpoint) {
 			return
 		}
 	}
+}
+
+// arrived notes the simulated instant the request entered the simulation
+// and how long after its arrival that was (0 unless the driver fell
+// behind).
+func (q *request) arrived(at float64) {
+	q.at, q.injected = at, true
+	q.s.m.lag.Observe(q.lag().Seconds())
+}
+
+// lag is how long after its arrival the request entered the simulation.
+func (q *request) lag() time.Duration {
+	return max(0, q.s.d.clock.Wall(q.at).Sub(q.recv))
 }
 
 // content identifies the whole request for a gateway's response cache:
@@ -629,7 +652,7 @@ func (q *request) refused(f *model.LiveRefusal) {
 	status := statusOf(f.Reason)
 	kind, code := errorKind(q.api, status, f.Reason)
 	msg := refusalMessage(f, s.d.clock)
-	q.reason = f.Reason
+	q.reason, q.retryAt = f.Reason, f.RetryAfter
 	s.m.refused.WithLabelValues(q.endpoint, f.Reason).Inc()
 	if q.began {
 		q.shape.streamError(q.sse, &q.a, kind, code, msg)
@@ -710,8 +733,18 @@ func (q *request) logLine(u *model.LiveUsage) {
 	if q.p != nil {
 		attrs = append(attrs, slog.Bool("stream", q.p.stream), slog.Int("input_tokens", q.p.input), slog.Int("max_tokens", q.p.maxTokens))
 	}
+	if q.retry > 0 {
+		attrs = append(attrs, slog.Int("client_retry", q.retry))
+	}
+	if q.injected {
+		attrs = append(attrs, slog.Float64("arrived_sim_s", q.at),
+			slog.Float64("lag_ms", float64(q.lag().Microseconds())/1000))
+	}
 	if q.reason != "" {
 		attrs = append(attrs, slog.String("reason", q.reason))
+	}
+	if q.retryAt > 0 {
+		attrs = append(attrs, slog.Float64("retry_after_sim_s", q.retryAt))
 	}
 	if q.priority != "" {
 		attrs = append(attrs, slog.String("priority", q.priority))

@@ -461,3 +461,41 @@ cache = { ttl = "5m", min_tokens = 512 }
 		}
 	}
 }
+
+// TestBrowserFleetReports: the fleet examples draw their fleet: replicas
+// over time with the scale events and the hosted spill (autoscale-day),
+// prefix-cache hits by tier and the load spread over replicas
+// (prefix-routing), and the pools and KV transfers (disaggregated).
+func TestBrowserFleetReports(t *testing.T) {
+	browserTools(t)
+	needRuntime(t)
+	cases := []struct {
+		example string
+		charts  []string
+		logs    []string // charts whose y axis is logarithmic
+	}{
+		{"autoscale-day", []string{"chart-fleet-replicas", "chart-fleet-spill", "chart-cluster-1-routed"}, nil},
+		{"prefix-routing", []string{"chart-cluster-1-prefix", "chart-cluster-1-routed"}, nil},
+		{"disaggregated", []string{"chart-cluster-1-pools", "chart-cluster-1-pool-queues", "chart-cluster-1-transfer"}, []string{"chart-cluster-1-transfer"}},
+	}
+	for _, c := range cases {
+		t.Run(c.example, func(t *testing.T) {
+			d, cfgs := runExample(t, c.example)
+			o := htmlreport.DefaultOptions()
+			o.SLOs = htmlreport.SLOsOf(cfgs[0])
+			var b bytes.Buffer
+			if err := htmlreport.Write(&b, d, o); err != nil {
+				t.Fatal(err)
+			}
+			res := inBrowser(t, b.Bytes())
+			for _, id := range c.charts {
+				if _, ok := axisType(res, id, "xAxis", 0); !ok {
+					t.Errorf("no %s", id)
+				}
+			}
+			for _, id := range c.logs {
+				wantLog(t, res, id, "yAxis", 0)
+			}
+		})
+	}
+}

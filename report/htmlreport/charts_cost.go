@@ -16,9 +16,13 @@ func costParts(r *model.Results) (names []string, parts [][]float64) {
 	n := len(r.Series.CostUSD)
 	hosted := append([]float64(nil), r.Series.CostUSD...)
 	var hostedNames []string
+	what := " (tokens)"
 	for _, b := range r.Backends {
 		if b.Cluster == nil {
 			hostedNames = append(hostedNames, b.Name)
+			if b.Cost.Commitment > 0 {
+				what = " (tokens and commitments)"
+			}
 			continue
 		}
 		part := make([]float64, n)
@@ -35,7 +39,7 @@ func costParts(r *model.Results) (names []string, parts [][]float64) {
 				hosted[i] = 0
 			}
 		}
-		names = append([]string{strings.Join(hostedNames, " + ") + " (tokens)"}, names...)
+		names = append([]string{strings.Join(hostedNames, " + ") + what}, names...)
 		parts = append([][]float64{hosted}, parts...)
 	}
 	return names, parts
@@ -66,7 +70,7 @@ func costRateChart(t timeline) (chartView, error) {
 			charts.WithAreaStyleOpts(opts.AreaStyle{Opacity: opts.Float(0.35)}))
 	}
 	return t.view("chart-cost-rate", c, "USD/h",
-		"Hosted APIs are billed per token of completed requests; several hosted APIs are shown together because the results keep their per-interval cost only as a total. GPU clusters are billed for provisioned GPU time, idle or not.")
+		"Hosted APIs are billed per token of completed requests, plus a tier's commitment spread evenly over time; several hosted APIs are shown together because the results keep their per-interval cost only as a total. GPU clusters are billed for provisioned GPU time, idle or not.")
 }
 
 // costCumulativeChart draws each variant's cumulative cost.

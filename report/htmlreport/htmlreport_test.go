@@ -66,7 +66,7 @@ func TestVerdictAndTable(t *testing.T) {
 	for _, want := range []string{
 		"In the base, the first limit to bind is api ITPM (800k/min), at 09:01:05 (40 attempts refused).", // binds first, at what time
 		"50 attempts were refused and clients retried 50 times",
-		"Cheapest change that holds", "“tier 4”, at $1,300 (&#43;$65.50 against the base)",
+		"Cheapest change that holds", "“tier 4”, at $1,300 (&#43;$65.50 against the base, which completed 10% fewer requests: $13,000 against $13,717 per 1,000 completed)",
 		"api ITPM limit 800k binds.", // the variant's verdict lines
 		"Key figures, variants side by side", "Δ &#43;10.0 pts", "Δ -8.0 pts",
 	} {

@@ -365,9 +365,25 @@ func runSections(t timeline, vs []*model.Results, slos []SLO) ([]section, error)
 				break
 			}
 		}
-		add(title, "", false,
+		builders := []func() (chartView, error){
 			func() (chartView, error) { return batchChart(t, name, k) },
-			func() (chartView, error) { return kvChart(t, name, k) })
+			func() (chartView, error) { return kvChart(t, name, k) },
+		}
+		if hasRouting(t, name) {
+			builders = append(builders, func() (chartView, error) { return routedChart(t, name, k) })
+		}
+		if hasPrefixCache(t, name) {
+			builders = append(builders, func() (chartView, error) { return prefixChart(t, name, k) })
+		}
+		if hasPools(t, name) {
+			builders = append(builders, poolsCharts(t, name, k)...)
+		}
+		add(title, "", false, builders...)
+	}
+	if len(scaledClusters(t)) > 0 || hasSpill(t) {
+		add("Fleet: replicas, scaling and hosted spill", "", false,
+			func() (chartView, error) { return replicasChart(t) },
+			func() (chartView, error) { return spillChart(t) })
 	}
 	add("Cost", "", false,
 		func() (chartView, error) { return costRateChart(t) },

@@ -49,9 +49,31 @@ func coarsen(r *model.Results) (*model.Results, int) {
 		cc.Series = model.ClusterSeries{Batch: means(cs.Batch, w, k), BatchMax: maxes(cs.BatchMax, k), KVUse: means(cs.KVUse, w, k),
 			Waiting: means(cs.Waiting, w, k), Preemptions: sums(cs.Preemptions, k), Utilization: means(cs.Utilization, w, k),
 			CostUSD: fsums(cs.CostUSD, k), Replicas: means(cs.Replicas, w, k), CostPerHour: means(cs.CostPerHour, w, k)}
+		if a := cl.Autoscale; a != nil {
+			ac := *a
+			ac.Ready, ac.Recommended = means(a.Ready, w, k), lasts(a.Recommended, k)
+			cc.Autoscale = &ac
+		}
 		c.Backends[i].Cluster = &cc
 	}
+	c.Routes = make([]model.RouteResult, len(r.Routes))
+	copy(c.Routes, r.Routes)
+	for i := range c.Routes {
+		if rt := &c.Routes[i]; rt.ScaleUpSpillSeries != nil {
+			rt.ScaleUpSpillSeries, rt.ScaleUpSpillCostSeries = sums(rt.ScaleUpSpillSeries, k), fsums(rt.ScaleUpSpillCostSeries, k)
+		}
+	}
 	return &c, k
+}
+
+// lasts keeps the last of each run of k values (a value as of the end of
+// its interval).
+func lasts(v []float64, k int) []float64 {
+	out := make([]float64, (len(v)+k-1)/k)
+	for i, x := range v {
+		out[i/k] = x
+	}
+	return out
 }
 
 // pick keeps every k-th element, from the first.

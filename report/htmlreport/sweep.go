@@ -12,18 +12,18 @@ import (
 )
 
 // WriteSweep writes a sweep as one HTML page. A step-load sweep (one
-// numeric parameter) gets the knee in words, the per-level table and
-// throughput and latency against load with the knee marked; a grid (see
-// writeGrid) a table of its points and its curves against the first
-// parameter.
+// numeric load level) gets the knee in words, the per-level table and
+// throughput and latency against load with the knee marked; a grid or a
+// sweep of scenario keys (see writeGrid) a table of its points and its
+// curves against the first parameter.
 func WriteSweep(w io.Writer, d *report.SweepDocument, o Options) error {
 	p, err := newPage(&d.Document, o)
 	if err != nil {
 		return err
 	}
 	s := &d.Sweep
-	if len(s.Rows) == 0 && len(s.Points) > 0 {
-		return writeGrid(w, p, d)
+	if len(s.Points) > 0 && (len(s.Rows) == 0 || !s.Load()) {
+		return writeGrid(w, p, d) // a grid, or a sweep of scenario keys
 	}
 	p.Title = d.Scenario.Name + " · " + s.Kind + " sweep"
 	p.Meta = sweepMeta(d)

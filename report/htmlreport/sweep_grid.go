@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"io"
 	"math"
+	"slices"
 	"strings"
 
 	"github.com/go-echarts/go-echarts/v2/charts"
@@ -20,7 +21,7 @@ func writeGrid(w io.Writer, p *page, d *report.SweepDocument) error {
 	s := &d.Sweep
 	p.Title = d.Scenario.Name + " · sweep"
 	p.Meta = gridMeta(d)
-	p.Headline = gridHeadline(s)
+	p.Headline = gridHeadline(d)
 	p.TableTitle = "Per point"
 	tb := gridTable(d)
 	p.Table = &tb
@@ -38,7 +39,7 @@ func writeGrid(w io.Writer, p *page, d *report.SweepDocument) error {
 			{"chart-sweep-goodput", "Goodput against " + param, "% of requests meeting their SLOs", "slo_attainment_pct", "%",
 				"SLO attainment: completed requests meeting every SLO of their workload, over those that ended (failures count against). A point holds at 99% or more with at most 0.1% failing.", false},
 			{"chart-sweep-cost", "Cost against " + param, "USD over the run", "cost_usd", "USD",
-				"Total cost of each point over its simulated time: tokens of hosted APIs and provisioned GPU time.", false},
+				"Total cost of each point over its simulated time: tokens of hosted APIs, their tiers' commitments and provisioned GPU time.", false},
 		}
 		var views []chartView
 		for _, sp := range specs {
@@ -90,10 +91,16 @@ func gridMeta(d *report.SweepDocument) string {
 	return m
 }
 
-// gridHeadline names each line's knee, or says there is none.
-func gridHeadline(s *report.SweepInfo) []string {
+// gridHeadline names each line's knee, or says there is none; for a
+// sweep of scenario keys, the cheapest point that holds.
+func gridHeadline(d *report.SweepDocument) []string {
+	s := &d.Sweep
 	if len(s.Curves) == 0 {
 		return []string{"No points."}
+	}
+	if !s.Load() {
+		out := report.CheapestAdvice(d)
+		return append(out[:len(out)-1], "Pick: "+report.CheapestRule+".")
 	}
 	var out []string
 	numeric := false
@@ -198,6 +205,13 @@ func gridTable(d *report.SweepDocument) table {
 	if knee {
 		t.Note += " Highlighted rows are the knees of their lines."
 	}
+	if !s.Load() && slices.ContainsFunc(s.Points, func(p report.SweepPoint) bool { return p.Pick }) {
+		if many {
+			t.Note += " Green rows are each variant's cheapest point that holds."
+		} else {
+			t.Note += " The green row is the cheapest point that holds."
+		}
+	}
 	return t
 }
 
@@ -205,7 +219,11 @@ func gridTable(d *report.SweepDocument) table {
 // curve, each line's knee marked (a larger dot), on a log y axis when log.
 func gridChart(s *report.SweepInfo, id, title, yName, figure, unit, note string, log bool) (chartView, error) {
 	first := s.Curves[0]
-	c := axisChart{id: id, title: title, subtitle: "one line per variant and value of the other parameters; a larger dot marks a line's knee",
+	sub := "one line per variant and value of the other parameters; a larger dot marks a line's knee"
+	if !s.Load() {
+		sub = "one line per variant and value of the other parameters; a larger dot marks a line's cheapest point that holds"
+	}
+	c := axisChart{id: id, title: title, subtitle: sub,
 		xName: first.Param, yName: yName, legend: true}.newLine()
 	if log {
 		c.SetGlobalOptions(charts.WithYAxisOpts(opts.YAxis{Name: yName, Type: "log"}))
@@ -219,13 +237,22 @@ func gridChart(s *report.SweepInfo, id, title, yName, figure, unit, note string,
 			if log && e.Mean <= 0 {
 				data[j] = opts.LineData{Value: "-"}
 			}
-			if cv.Knee != nil && *cv.Knee == j {
+			if m := markOf(s, cv); m != nil && *m == j {
 				data[j].SymbolSize = 14
 			}
 		}
 		c.AddSeries(curveName(s, cv, yName), data, charts.WithLineChartOpts(opts.LineChart{ShowSymbol: opts.Bool(true)}))
 	}
 	return newView(id, c, unit, note)
+}
+
+// markOf is the index a line's larger dot marks: its knee on a load
+// sweep, its cheapest point that holds on a sweep of scenario keys.
+func markOf(s *report.SweepInfo, c report.SweepCurve) *int {
+	if s.Load() {
+		return c.Knee
+	}
+	return c.Pick
 }
 
 // maxHeatMaps bounds the heat maps of a grid: the first variants and

@@ -180,9 +180,13 @@ func (ev *evaluator) lowerBound(p point) float64 {
 	return c.fixed + gpuFloor(c.cfg)
 }
 
-// gpuFloor is the GPU cost a configuration cannot avoid.
+// gpuFloor is the GPU cost a configuration cannot avoid, with its hosted
+// tiers' commitments ([provider.price] commitment), which every run pays.
 func gpuFloor(cfg model.Config) float64 {
 	total := 0.0
+	for _, p := range cfg.Providers {
+		total += model.CommitmentCost(p.Price.Commitment, p.Price.CommitmentPer, cfg.Duration, cfg.Duration)
+	}
 	for _, cl := range cfg.Clusters {
 		n := cl.Replicas
 		for _, e := range cl.Schedule {

@@ -44,33 +44,71 @@ const msg = await ms.finalMessage();
 expect(msg.stop_reason === "max_tokens" && msg.usage.output_tokens === 10, "messages: " + JSON.stringify(msg));
 out.messages = msg.content[0].text;
 
-// The limit: empty the bucket, see the 429 and its headers, then let the
-// SDK's own retries get through.
-for (let i = 0; i < 2; i++) {
-  await openai.chat.completions.create({ model: "tight", max_tokens: 2, messages: [{ role: "user", content: "x" }] }, { maxRetries: 0 });
-}
-try {
-  await openai.chat.completions.create({ model: "tight", max_tokens: 2, messages: [{ role: "user", content: "x" }] }, { maxRetries: 0 });
-  fail("no 429 once the bucket is empty");
-} catch (e) {
-  expect(e instanceof RateLimitError && e.status === 429, "not a RateLimitError: " + e);
-  out.retryAfter = e.headers.get("retry-after");
-  out.remaining = e.headers.get("x-ratelimit-remaining-requests");
-  expect(out.retryAfter && out.remaining === "0", "429 headers: " + JSON.stringify(out));
-}
-const t0 = Date.now();
-await openai.chat.completions.create({ model: "tight", max_tokens: 2, messages: [{ role: "user", content: "x" }] });
-// Empty it again, so that the Anthropic SDK has to retry too.
-for (let i = 0; i < 5; i++) {
-  try {
-    await openai.chat.completions.create({ model: "tight", max_tokens: 2, messages: [{ role: "user", content: "x" }] }, { maxRetries: 0 });
-  } catch (e) {
-    expect(e instanceof RateLimitError, "not a RateLimitError: " + e);
-    break;
+// The limit. empty() sends requests without retries until one is refused
+// (the bucket holds two) and returns the RateLimitError.
+const empty = async () => {
+  for (let i = 0; i < 6; i++) {
+    try {
+      await openai.chat.completions.create({ model: "tight", max_tokens: 2, messages: [{ role: "user", content: "x" }] }, { maxRetries: 0 });
+    } catch (e) {
+      expect(e instanceof RateLimitError && e.status === 429, "not a RateLimitError: " + e);
+      return e;
+    }
   }
-}
-await anthropic.messages.create({ model: "tight", max_tokens: 2, messages: [{ role: "user", content: "x" }] });
-out.retriedMs = Date.now() - t0;
+  fail("six requests in a row got through a bucket of two");
+};
+const e = await empty();
+out.retryAfter = e.headers.get("retry-after");
+out.remaining = e.headers.get("x-ratelimit-remaining-requests");
+expect(out.retryAfter && out.remaining === "0", "429 headers: " + JSON.stringify(out));
+
+// With their default retries, each SDK called on an emptied bucket is
+// refused, waits the Retry-After and gets through. Every HTTP attempt is
+// seen through the fetch the SDK is given.
+const sent = [];
+const recording = async (url, init) => {
+  const at = Date.now();
+  const res = await fetch(url, init);
+  sent.push({ out: at, back: Date.now(), status: res.status, retryAfterMs: Number(res.headers.get("retry-after-ms") ?? NaN),
+    retryCount: new Headers(init?.headers).get("x-stainless-retry-count") });
+  return res;
+};
+const openaiSeen = new OpenAI({ baseURL: base + "/v1", apiKey: "test", fetch: recording });
+const anthropicSeen = new Anthropic({ baseURL: base, apiKey: "test", fetch: recording });
+out.notes = [];
+out.retried = {};
+const retried = async (name, call) => {
+  for (let tries = 1; ; tries++) {
+    await empty();
+    const emptied = Date.now();
+    const from = sent.length;
+    await call();
+    const a = sent.slice(from);
+    if (a[0].status !== 429) {
+      // The bucket refilled between emptying it and the call: the machine
+      // stalled for half a second.
+      const note = `${name}: the emptied bucket refilled before the call reached it (sent ${a[0].out - emptied} ms after the refusal)`;
+      if (tries === 3) fail(note + ", three times");
+      out.notes.push(note + "; again");
+      continue;
+    }
+    const last = a[a.length - 1];
+    expect(a.length >= 2 && last.status === 200 && last.retryCount === String(a.length - 1),
+      `${name}: attempts ${JSON.stringify(a)}: want 429s, then a 200 marked as a retry`);
+    for (let i = 0; i + 1 < a.length; i++) {
+      const r = a[i];
+      expect(r.status === 429 && r.retryAfterMs > 0 && r.retryAfterMs <= 501,
+        `${name}: attempt ${i + 1}: ${JSON.stringify(r)}: want a 429 with at most the 0.5 s a refill takes`);
+      // (Node timers may fire up to a millisecond early.)
+      expect(a[i + 1].out - r.back >= Math.floor(r.retryAfterMs) - 1,
+        `${name}: retried ${a[i + 1].out - r.back} ms after a 429 whose retry-after-ms was ${r.retryAfterMs}`);
+    }
+    out.retried[name] = { attempts: a.length, waitedMs: a[1].out - a[0].back, retryAfterMs: a[0].retryAfterMs };
+    return;
+  }
+};
+await retried("openai", () => openaiSeen.chat.completions.create({ model: "tight", max_tokens: 2, messages: [{ role: "user", content: "x" }] }));
+await retried("anthropic", () => anthropicSeen.messages.create({ model: "tight", max_tokens: 2, messages: [{ role: "user", content: "x" }] }));
 
 // Batches on the batch lane: OpenAI's Batch API and Anthropic's Message
 // Batches, polled until they end (a 2 s turnaround, 0.5 s at 4x).

@@ -2,17 +2,13 @@ package model
 
 import "math/rand/v2"
 
-// target is one backend a workload can send to, as that workload sees it.
-type target struct {
-	name    string
-	prov    *provider // hosted, or nil
-	clus    *cluster  // self-hosted, or nil
-	key     int       // index into prov.keys, or -1
-	bstats  *backendStats
-	errTime float64
-	maxTok  int
-	gpuTok  int64 // tokens this workload had served by the cluster (its cost share)
-}
+// A request's way, step 4 of 6 (doc.go): the router. An attempt that
+// passed the client (client.go) and the gateway, if any (gateway.go),
+// goes to its workload's backend, or a route picks one of several
+// (weighted, overflow, fallback); it is then delivered (backend.go). A
+// refused attempt comes back through reroute before its client decides:
+// its target cools down, and a fallback route sends the same attempt on
+// to its next target.
 
 // route is a RouteSpec at run time, shared by the workloads that use it.
 type route struct {
@@ -43,6 +39,18 @@ func newRoute(spec *RouteSpec, idx int, cfg *Config) *route {
 }
 
 func (rt *route) cooling(i int, now float64) bool { return now < rt.coolTill[i] }
+
+// route sends an attempt that passed the gateway (if any) to its backend
+// (sendTo, backend.go): a route picks the target.
+func (s *Sim) route(id int32, iv int) {
+	s.routed++
+	r := &s.reqs[id]
+	if w := s.wls[r.wl]; w.route != nil {
+		r.tgt = s.pick(w.route, w)
+		s.markSpill(id)
+	}
+	s.sendTo(id, iv)
+}
 
 // pick chooses the target of a new client attempt.
 func (s *Sim) pick(rt *route, w *workload) int8 {
@@ -108,6 +116,40 @@ func (s *Sim) waiting(t *target) int {
 	return t.prov.conQ.len()
 }
 
+// reroute is a refused attempt passing back through its workload's route
+// (w.route is set): when the reason is the backend's and worth another
+// try, the target cools down and, on a fallback route, the attempt goes
+// on to the next target. It reports whether the attempt went on. Refusals
+// by the gateway, and timeouts behind one, do not come back this way: the
+// router sits behind the gateway.
+func (s *Sim) reroute(id int32, reason int) bool {
+	r := &s.reqs[id]
+	w := s.wls[r.wl]
+	rt := w.route
+	if !retryable(reason) || gatewayReason(reason) || (reason == rsTimeout && s.gw != nil) {
+		return false
+	}
+	now := s.eng.Now()
+	if rt.spec.Cooldown > 0 {
+		rt.coolTill[r.tgt] = now + float64(rt.spec.Cooldown)
+	}
+	if !rt.fallback {
+		return false
+	}
+	next := rt.nextTarget(r.tgt, now)
+	if next < 0 {
+		return false
+	}
+	rt.stats.Fallbacks++
+	r.tgt = next
+	r.out = true
+	if w.timeout > 0 {
+		s.arm(id, w) // a new deployment call, a new timeout
+	}
+	s.sendTo(id, s.interval(now))
+	return true
+}
+
 // nextTarget is where a refused attempt goes on a fallback route, or -1.
 func (rt *route) nextTarget(from int8, now float64) int8 {
 	for i := int(from) + 1; i < len(rt.names); i++ {
@@ -118,6 +160,3 @@ func (rt *route) nextTarget(from int8, now float64) int8 {
 	}
 	return -1
 }
-
-// tgt is the target of a request's current attempt.
-func (s *Sim) tgt(r *request) *target { return &s.wls[r.wl].targets[r.tgt] }

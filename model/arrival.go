@@ -1,0 +1,125 @@
+package model
+
+// A request's way, step 1 of 6 (doc.go): arrival. The demand makes a
+// request: an open-loop arrival (workloads.Arrivals), a closed-loop
+// user's wake-up, a job's batch, or a trace record (trace_source.go). It
+// is counted as offered and goes to its client (client.go), which gives it
+// a slot or queues it; its record (tokens, content) is made when it gets
+// the slot.
+
+// startArrivals schedules a workload's first arrivals at the start of a
+// run. It reports false when a trace could not be opened (the run then
+// stops with the error).
+func (s *Sim) startArrivals(w *workload) bool {
+	switch {
+	case w.closed:
+		s.startUsers(w) // users.go
+	case w.job:
+		s.eng.Schedule(float64(w.spec.Demand.At), evArrival, int32(w.idx), 0)
+	case w.trace != nil:
+		if s.startTrace(w) != nil {
+			return false
+		}
+	default:
+		if t := w.arrivals.Next(); t < s.cfg.Duration {
+			s.eng.Schedule(t, evArrival, int32(w.idx), 0)
+		}
+	}
+	return true
+}
+
+// arrive creates the workload's next request(s) and schedules the next
+// arrival of an open-loop workload; gen is the event's (a group of
+// closed-loop users, users.go). A job's requests arrive all at once; those
+// beyond the client's free slots wait as one entry of its queue and are
+// made one by one as slots free, so a job of 10M requests behind 16 slots
+// holds 16 requests, not 10M.
+func (s *Sim) arrive(w *workload, gen uint32) {
+	if w.trace != nil {
+		s.arriveTrace(w)
+		return
+	}
+	now := s.eng.Now()
+	if w.users != nil {
+		s.userWakes(w, gen) // before its request, which may end at once
+	}
+	if w.job {
+		n := w.spec.Demand.Count
+		for k := 0; k < n; k++ {
+			if w.semCap > 0 && w.semUsed >= w.semCap {
+				s.arrived(w, now, n-k)
+				w.waiting.push(now, n-k)
+				s.ser.queue.Add(now, float64(n-k))
+				break
+			}
+			s.newRequest(w, now)
+		}
+	} else {
+		s.newRequest(w, now)
+	}
+	if w.arrivals != nil {
+		if t := w.arrivals.Next(); t < s.cfg.Duration {
+			s.eng.Schedule(t, evArrival, int32(w.idx), 0)
+		}
+	}
+}
+
+// newRequest is the arrival of one request of w at now: counted as
+// offered, then sent through the client, or queued for a client slot.
+func (s *Sim) newRequest(w *workload, now float64) {
+	s.arrived(w, now, 1)
+	if w.semCap > 0 && w.semUsed >= w.semCap {
+		w.waiting.push(now, 1)
+		s.ser.queue.Add(now, 1)
+		return
+	}
+	w.semUsed++
+	s.attempt(s.issue(w, now))
+}
+
+// arrived counts n requests of w arriving at now: offered and in flight.
+func (s *Sim) arrived(w *workload, now float64, n int) {
+	w.stats.offered += int64(n)
+	s.ser.offered[s.interval(now)] += int64(n)
+	if w.win != nil {
+		w.win.offered[w.win.at(now)] += int64(n)
+	}
+	s.live += int64(n)
+	s.ser.inFlight.Add(now, float64(n))
+}
+
+// issue makes the record of a request of w that arrived at arrival and
+// holds a client slot: its tokens and content are drawn now, in the order
+// requests leave the client queue, which is the order they arrived in (the
+// queue is first in, first out, and nobody passes it), so the draws are
+// those of a request made at its arrival.
+func (s *Sim) issue(w *workload, arrival float64) int32 {
+	id := s.alloc()
+	r := &s.reqs[id]
+	gen := r.gen + 1
+	var in, out, prefix int
+	switch {
+	case w.trace != nil:
+		in, out = w.traceTokens()
+	case w.fixedTok:
+		in, out = w.fixIn, w.fixOut
+	default:
+		in, out, prefix = w.tok.Sample(w.rngTok)
+	}
+	*r = request{gen: gen, wl: int32(w.idx), batch: w.batch, input: int32(in), output: int32(out), prefix: int32(prefix),
+		maxTok: int32(w.maxTok), arrival: arrival, lastRsn: -1}
+	if int(r.output) > w.maxTok {
+		r.output = int32(w.maxTok)
+	}
+	if w.trace != nil {
+		s.attachKeys(id, w)
+	}
+	if w.rngRep != nil {
+		if w.zipf != nil {
+			r.content = int32(w.zipf.Uint64())
+		} else {
+			r.content = int32(w.rngRep.IntN(w.spec.Repeats.Distinct))
+		}
+	}
+	return id
+}
