@@ -538,8 +538,9 @@ func (l *Live) Inject(q LiveRequest) (Ticket, error) {
 // Abandon is the client going away: the request is dropped the way a
 // client timeout drops it (the gateway releases its slots and its output
 // reservation; a backend queue drops it when reached; a running stream is
-// finished, billed and counted abandoned). No event follows. It reports
-// whether the request was still outstanding.
+// finished, billed and counted abandoned), but failed for its own reason,
+// client_disconnected, and never sent on to a route's next target. No
+// event follows. It reports whether the request was still outstanding.
 func (l *Live) Abandon(t Ticket) bool {
 	s := l.s
 	if int(t.ID) >= len(s.reqs) || int(t.ID) >= len(l.st.reqs) {
@@ -554,7 +555,7 @@ func (l *Live) Abandon(t Ticket) bool {
 	if !r.out {
 		return false // its refusal is on its way; it fails unobserved
 	}
-	s.timeout(t.ID)
+	s.abandon(t.ID, rsDisconnected)
 	return true
 }
 

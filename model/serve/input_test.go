@@ -154,7 +154,8 @@ max_streams = 1
 // TestDisconnectReleasesStream: a client that goes away mid-stream gives
 // its gateway stream slot back, so the next client is admitted.
 func TestDisconnectReleasesStream(t *testing.T) {
-	s := start(t, gatewayed, Options{Speed: 1})
+	var log syncBuffer
+	s := start(t, gatewayed, Options{Speed: 1, Log: &log})
 	chat := s.URL + "/v1/chat/completions"
 	body := `{"model":"sonnet","stream":true,"max_tokens":500,"messages":[{"role":"user","content":"x"}]}`
 	ctx, cancel := context.WithCancel(context.Background())
@@ -187,6 +188,24 @@ func TestDisconnectReleasesStream(t *testing.T) {
 	}
 	if m["headroom_http_in_flight"].sum() != 0 {
 		t.Fatal("a handler is still in flight")
+	}
+	// Its own reason, not a timeout: in the metrics, the log and the results.
+	if v := m["headroom_refusals_total"].sum("reason", "client_disconnected"); v != 1 {
+		t.Fatalf("refusals by client_disconnected %v, want 1: %v", v, m["headroom_refusals_total"].samples)
+	}
+	if v := m["headroom_refusals_total"].sum("reason", "timeout"); v != 0 {
+		t.Fatalf("a disconnect counted as a timeout in the metrics: %v", v)
+	}
+	s.ts.Close()
+	if !strings.Contains(log.String(), `"status":499`) || !strings.Contains(log.String(), `"reason":"client_disconnected"`) {
+		t.Fatalf("the request log does not say the client disconnected:\n%s", log.String())
+	}
+	res := s.Stop()
+	if f := res.Summary.Requests.FailedBy; f["client_disconnected"] != 1 || f["timeout"] != 0 {
+		t.Fatalf("results fail the disconnected request as %v, want client_disconnected 1", f)
+	}
+	if rj := res.Summary.Attempts.Rejected; rj["client_disconnected"] != 1 || rj["timeout"] != 0 {
+		t.Fatalf("results count the disconnected attempt as %v", rj)
 	}
 }
 
