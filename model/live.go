@@ -585,7 +585,21 @@ func (l *Live) Tokens(f func(tag uint64, generated int)) {
 // ended before the horizon.
 func (l *Live) Results() *Results {
 	l.ended = true
-	return l.s.results(l.s.eng.Now() < l.s.cfg.Duration)
+	s := l.s
+	now := s.eng.Now()
+	interrupted := now < s.cfg.Duration
+	if interrupted {
+		// Close the interval the run stopped in, as its end would have:
+		// its series and the clusters' batch, KV, utilisation and GPU
+		// figures cover the part of it that was served.
+		if iv := s.interval(now); now > float64(iv)*s.cfg.Interval {
+			s.ser.tick(iv, now)
+			for _, c := range s.clus {
+				s.tickCluster(c, iv, now)
+			}
+		}
+	}
+	return s.results(interrupted)
 }
 
 // slotFor maps a prefix to a cache slot of the session, reusing the least
