@@ -13,19 +13,16 @@ type Results struct {
 	IntervalS   float64         `json:"interval_s"`
 	StartClock  workloads.Clock `json:"start_clock"`
 	Interrupted bool            `json:"interrupted,omitempty"`
-	// SimulatedS is the simulated time an interrupted run covered (a live
-	// session ended early): every figure is over it, not DurationS.
-	// Omitted when the run reached its end.
-	SimulatedS float64         `json:"simulated_s,omitempty"`
-	Events     uint64          `json:"events"`
-	Summary    Summary         `json:"summary"`
-	Workloads  []GroupResult   `json:"workloads"`
-	Tenants    []GroupResult   `json:"tenants"`
-	Priorities []GroupResult   `json:"priorities"`
-	Backends   []BackendResult `json:"backends"`
-	Routes     []RouteResult   `json:"routes,omitempty"`
-	Gateway    *GatewayResult  `json:"gateway,omitempty"`
-	Series     Series          `json:"series"`
+	SimulatedS  float64         `json:"simulated_s,omitempty"` // an interrupted run's simulated time, which every figure is over (omitted when it reached its end)
+	Events      uint64          `json:"events"`
+	Summary     Summary         `json:"summary"`
+	Workloads   []GroupResult   `json:"workloads"`
+	Tenants     []GroupResult   `json:"tenants"`
+	Priorities  []GroupResult   `json:"priorities"`
+	Backends    []BackendResult `json:"backends"`
+	Routes      []RouteResult   `json:"routes,omitempty"`
+	Gateway     *GatewayResult  `json:"gateway,omitempty"`
+	Series      Series          `json:"series"`
 	// Traces describe what each trace workload read and issued.
 	Traces []TraceResult `json:"traces,omitempty"`
 	// Findings are what a planner reads first, as data (findings.go).
