@@ -110,6 +110,9 @@ func cmdServe(args []string, stdout, stderr io.Writer) error {
 	}
 	if !*quiet {
 		b := report.ServeBanner{Scenario: cfg.Name, URL: "http://" + ln.Addr().String(), Speed: *speed, DurationS: srv.Horizon(), LogPath: *logPath}
+		for _, w := range cfg.Workloads {
+			b.Workloads = append(b.Workloads, w.Name)
+		}
 		for _, e := range srv.Endpoints() {
 			b.Endpoints = append(b.Endpoints, report.ServeEndpoint{Name: e.Name, Kind: e.Kind, Model: e.Model, Keys: e.Keys})
 		}
