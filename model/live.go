@@ -409,7 +409,8 @@ func (l *Live) WorkloadName(wl int) string { return l.s.wls[wl].spec.Name }
 
 // Resolve finds the live workload for an endpoint and the API key a client
 // presented. An endpoint with keys takes only those (an unknown one is an
-// error naming them); one without takes any key.
+// error naming them, never the key presented, which may be a secret); one
+// without takes any key.
 func (l *Live) Resolve(endpoint int, apiKey string) (int, error) {
 	if endpoint < 0 || endpoint >= len(l.endpoints) {
 		return 0, fmt.Errorf("no endpoint %d", endpoint)
@@ -427,7 +428,7 @@ func (l *Live) Resolve(endpoint int, apiKey string) (int, error) {
 	for _, k := range ep.Keys {
 		if i := strings.IndexByte(k, '/'); i >= 0 && k[i+1:] == apiKey {
 			if found >= 0 {
-				return 0, fmt.Errorf("API key %q is a key of several tenants; present it as TENANT/%s", apiKey, apiKey)
+				return 0, fmt.Errorf("this API key is a key of several tenants; present it as TENANT/KEY")
 			}
 			found = m[k]
 		}
@@ -435,7 +436,7 @@ func (l *Live) Resolve(endpoint int, apiKey string) (int, error) {
 	if found >= 0 {
 		return found, nil
 	}
-	return 0, fmt.Errorf("unknown API key %q for %s; it takes: %s", apiKey, ep.Name, strings.Join(ep.Keys, ", "))
+	return 0, fmt.Errorf("%s does not take this API key; it takes: %s", ep.Name, strings.Join(ep.Keys, ", "))
 }
 
 // Now is the simulated time, in seconds since the scenario's start.

@@ -346,7 +346,7 @@ func (s *Server) batchItem(r *http.Request, api API, customID string, body json.
 	key := apiKey(r)
 	wl, err := s.live.Resolve(epi, key)
 	if err != nil {
-		return nil, &apiError{status: 401, kind: "authentication_error", code: "invalid_api_key", msg: withoutKey(err.Error(), key)}
+		return nil, &apiError{status: 401, kind: "authentication_error", code: "invalid_api_key", msg: keyRefused(err, key)}
 	}
 	if p.maxTokens > ep.MaxOutput {
 		return nil, badRequest("max_tokens", "max_tokens is too large: %d. %s supports at most %d output tokens", p.maxTokens, ep.Name, ep.MaxOutput)

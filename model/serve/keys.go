@@ -3,7 +3,7 @@ package serve
 import (
 	"crypto/sha256"
 	"encoding/hex"
-	"strings"
+	"fmt"
 	"unicode/utf8"
 )
 
@@ -36,11 +36,11 @@ func keyHash(k string) string {
 	return hex.EncodeToString(h[:4])
 }
 
-// withoutKey replaces a presented key in a message (the simulation's
-// "unknown API key" error quotes it) by its mask.
-func withoutKey(msg, key string) string {
+// keyRefused is the 401 message for a key an endpoint does not take: the
+// simulation's reason, which never quotes the key, and the key masked.
+func keyRefused(err error, key string) string {
 	if key == "" {
-		return msg
+		return err.Error() + " (no API key was presented: send x-api-key or Authorization: Bearer)"
 	}
-	return strings.ReplaceAll(msg, key, maskKey(key))
+	return fmt.Sprintf("%v (API key presented: %s)", err, maskKey(key))
 }

@@ -45,4 +45,9 @@ func TestKeysNeverInClear(t *testing.T) {
 	if resp.StatusCode != 401 || strings.Contains(b, secret) || !strings.Contains(b, "sk-…1234") {
 		t.Fatalf("an unknown key's 401 shows it in clear, or not its mask: %d %s", resp.StatusCode, b)
 	}
+	// A short key is masked too, and the keys the scenario names stay readable.
+	resp, b = post(t, k.URL+"/v1/chat/completions", body, "Authorization", "Bearer a")
+	if resp.StatusCode != 401 || !strings.Contains(b, "it takes: team-a, team-b (API key presented: …)") {
+		t.Fatalf("a short unknown key: %d %s", resp.StatusCode, b)
+	}
 }

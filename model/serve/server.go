@@ -372,7 +372,7 @@ func (s *Server) handle(w http.ResponseWriter, r *http.Request) {
 	}
 	wl, err := s.live.Resolve(epi, q.key)
 	if err != nil {
-		q.fail(&apiError{status: 401, kind: "authentication_error", code: "invalid_api_key", msg: withoutKey(err.Error(), q.key)})
+		q.fail(&apiError{status: 401, kind: "authentication_error", code: "invalid_api_key", msg: keyRefused(err, q.key)})
 		return
 	}
 	if p.maxTokens > ep.MaxOutput {
