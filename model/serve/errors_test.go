@@ -93,6 +93,9 @@ func TestBadBodiesInTheAPIsErrorFormat(t *testing.T) {
 			if c.param != "" && (e.Error.Param == nil || *e.Error.Param != c.param) {
 				t.Errorf("%s: param %v, want %q", c.body, e.Error.Param, c.param)
 			}
+			if strings.Contains(msg, " must be ") && strings.Contains(msg, ", got ") && (e.Error.Code == nil || *e.Error.Code != "invalid_type") {
+				t.Errorf("%s: a field of the wrong type has code %v, want invalid_type", c.body, e.Error.Code)
+			}
 		}
 		if kind != "invalid_request_error" {
 			t.Errorf("%s: error type %q", c.body, kind)

@@ -17,7 +17,9 @@ func jsonError(at string, err error) *apiError {
 	switch {
 	case errors.As(err, &te):
 		field := joinField(at, te.Field)
-		return badRequest(field, "%s must be %s, got %s", fieldName(field), typeWords(te.Type), valueWords(te.Value))
+		e := badRequest(field, "%s must be %s, got %s", fieldName(field), typeWords(te.Type), valueWords(te.Value))
+		e.code = "invalid_type" // OpenAI's code for a field of the wrong type
+		return e
 	case errors.As(err, &se):
 		return badRequest(at, "%s is not valid JSON: %s (at byte %d)", fieldName(at), strings.TrimPrefix(se.Error(), "json: "), se.Offset)
 	}
