@@ -288,3 +288,64 @@ func tail(s string, n int) string {
 	}
 	return s
 }
+
+// slowRoute falls back from a slow hosted API to a GPU pool.
+const slowRoute = `
+name = "slow route"
+duration = "1h"
+[[workload]]
+name = "chat"
+route = "main"
+tokens = { input = 50, output = 20 }
+demand = { rate = 1 }
+
+[[provider]]
+name = "api"
+latency = { ttft = { base = "5s" } }
+
+[[cluster]]
+name = "pool"
+replicas = 1
+  [cluster.step]
+  kind = "table"
+  batches = [1, 64]
+  times = ["10ms", "20ms"]
+  [cluster.kv]
+  blocks = 100000
+
+[[route]]
+name = "main"
+targets = ["api", "pool"]
+`
+
+// TestDisconnectEndsTheRequest: a client that goes away while a route's
+// first target serves it ends the request there: it is not sent on to
+// the route's next target (nobody would read the answer) and does not
+// cool the target down.
+func TestDisconnectEndsTheRequest(t *testing.T) {
+	s := start(t, slowRoute, Options{Speed: 1})
+	ctx, cancel := context.WithTimeout(context.Background(), 300*time.Millisecond)
+	defer cancel()
+	body := `{"model":"main","stream":true,"max_tokens":20,"messages":[{"role":"user","content":"x"}]}`
+	req, _ := http.NewRequestWithContext(ctx, "POST", s.URL+"/v1/chat/completions", strings.NewReader(body))
+	if resp, err := http.DefaultClient.Do(req); err == nil {
+		io.Copy(io.Discard, resp.Body)
+		resp.Body.Close()
+	}
+	if !waitFor(2*time.Second, func() bool { return s.scrape(t)["headroom_requests_total"].sum("code", "499") == 1 }) {
+		t.Fatal("the disconnect was not seen")
+	}
+	time.Sleep(100 * time.Millisecond) // the pool would have admitted it within an iteration
+	res := s.Stop()
+	for _, b := range res.Backends {
+		if b.Name == "pool" && b.Attempts != 0 {
+			t.Fatalf("the pool got %d attempts after the client left the api", b.Attempts)
+		}
+	}
+	if len(res.Routes) != 1 || res.Routes[0].Fallbacks != 0 {
+		t.Fatalf("route results %+v: the disconnected request fell back", res.Routes)
+	}
+	if f := res.Summary.Requests.FailedBy; f["client_disconnected"] != 1 {
+		t.Fatalf("failed by %v, want client_disconnected 1", f)
+	}
+}
