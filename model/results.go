@@ -3,7 +3,7 @@ package model
 import "github.com/headroom-sim/headroom/workloads"
 
 // Results is everything one run of one scenario measured. Its JSON form is
-// the "results" part of Headroom's versioned output schema (see README).
+// the "results" part of Headroom's versioned output schema (report/RESULTS.md).
 type Results struct {
 	Scenario    string          `json:"scenario"`
 	Variant     string          `json:"variant,omitempty"`
