@@ -13,6 +13,7 @@ type Results struct {
 	IntervalS   float64         `json:"interval_s"`
 	StartClock  workloads.Clock `json:"start_clock"`
 	Interrupted bool            `json:"interrupted,omitempty"`
+	SimulatedS  float64         `json:"simulated_s,omitempty"` // an interrupted run's simulated time, which every figure is over (omitted when it reached its end)
 	Events      uint64          `json:"events"`
 	Summary     Summary         `json:"summary"`
 	Workloads   []GroupResult   `json:"workloads"`

@@ -76,7 +76,7 @@ func Verdict(r *model.Results) []string {
 			fixed = fmt.Sprintf("; $%.2f of it tier commitments, prorated", c)
 		}
 		out = append(out, fmt.Sprintf("Cost $%.2f over %s ($%.2f per million tokens; cache hit rate %.0f%%%s).",
-			sm.Cost.Total, Seconds(r.DurationS), sm.Cost.PerMillionTokens, 100*sm.Tokens.CacheHitRate, fixed))
+			sm.Cost.Total, Seconds(Covered(r)), sm.Cost.PerMillionTokens, 100*sm.Tokens.CacheHitRate, fixed))
 	}
 	return append(out, gatewayVerdict(r)...)
 }
