@@ -113,6 +113,9 @@ func explainKey(k KeyDoc) string {
 			fmt.Fprintf(&b, "  %-8s %s\n", f[0]+":", f[1])
 		}
 	}
+	if k.Type == "duration" {
+		b.WriteString("  a string such as \"400ms\", \"30s\", \"5m\" or \"1h30m\"; a bare number is read as seconds\n  (5000 is 1h23m20s: write \"5000ms\"), and a warning says so\n")
+	}
 	return b.String()
 }
 
@@ -128,7 +131,15 @@ func explainTable(tables []Table, tb Table) string {
 		width = max(width, len(k.Key))
 	}
 	for _, k := range tb.Keys {
-		fmt.Fprintf(&b, "  %-*s  %s: %s\n", width, k.Key, k.Type, k.Meaning)
+		def := ""
+		switch k.Default {
+		case "":
+		case "required":
+			def = " (required)"
+		default:
+			def = " (default " + k.Default + ")"
+		}
+		fmt.Fprintf(&b, "  %-*s  %s: %s%s\n", width, k.Key, k.Type, k.Meaning, def)
 	}
 	return b.String()
 }

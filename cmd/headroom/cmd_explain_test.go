@@ -14,7 +14,7 @@ import (
 func TestWarningsOnStderrAndInTheResults(t *testing.T) {
 	dir := t.TempDir()
 	path := filepath.Join(dir, "bare.toml")
-	src := "duration = \"10m\"\n[[workload]]\nname = \"chat\"\nroute = \"api\"\ntokens = { input = 1000, output = 100 }\ndemand = { rate = 10 }\n\n[[provider]]\nname = \"api\"\n"
+	src := "duration = \"10m\"\n[[workload]]\nname = \"chat\"\nroute = \"api\"\ntokens = { input = 1000, output = 100 }\ndemand = { rate = 10, unit = \"requests/min\" }\nclient = { retry = \"openai-python\" }\n[[provider]]\nname = \"api\"\n"
 	if err := os.WriteFile(path, []byte(src), 0o644); err != nil {
 		t.Fatal(err)
 	}
@@ -58,6 +58,18 @@ func TestExplainAndSchema(t *testing.T) {
 	code, stdout, stderr = cli(t, "explain", "provider.limits.rmp")
 	if code != exitBadInput || stdout != "" || !strings.Contains(stderr, `did you mean "rpm"?`) {
 		t.Errorf("explain a typo: exit %d, stdout %q, stderr %q", code, stdout, stderr)
+	}
+	// The rate's unit, how a bare number in a duration reads, and each
+	// key's default in a table's listing.
+	for _, c := range [][2]string{
+		{"workload.demand.rate", "requests/min unless unit says otherwise"},
+		{"workload.slo.ttft", "a bare number is read as seconds"},
+		{"route", "overflow_waiting  integer: overflow: a target is full when this many requests wait at it (default 1)\n"},
+		{"workload.client", "(default \"anthropic-python\", whatever the provider"},
+	} {
+		if code, stdout, _ := cli(t, "explain", c[0]); code != exitOK || !strings.Contains(stdout, c[1]) {
+			t.Errorf("explain %s: exit %d, want %q in\n%s", c[0], code, c[1], stdout)
+		}
 	}
 	code, stdout, stderr = cli(t, "schema")
 	var s map[string]any
