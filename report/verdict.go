@@ -187,9 +187,14 @@ func PeakWindowSentence(r *model.Results, p *model.PeakWindow) string {
 		parts = append(parts, fmt.Sprintf("%.1f%% of them failed (whole run %.1f%%)", percent(float64(p.Failed), float64(p.Offered)),
 			percent(float64(sm.Requests.Failed), float64(sm.Requests.Offered))))
 	}
-	parts = append(parts, fmt.Sprintf("SLOs met by %.1f%% (whole run %.1f%%)", 100*p.SLOAttainment, 100*sm.Goodput.SLOAttainment))
+	if !sm.Goodput.NoSLO {
+		parts = append(parts, fmt.Sprintf("SLOs met by %.1f%% (whole run %.1f%%)", 100*p.SLOAttainment, 100*sm.Goodput.SLOAttainment))
+	}
 	if p.TTFT.Count > 0 {
 		parts = append(parts, fmt.Sprintf("TTFT p95 %s (whole run %s)", Seconds(p.TTFT.P95), Seconds(sm.Latency.TTFT.P95)))
+	}
+	if len(parts) == 0 {
+		return strings.TrimSuffix(s, ": ") + "."
 	}
 	return s + strings.Join(parts, ", ") + "."
 }

@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"os"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"testing"
 )
@@ -75,5 +76,38 @@ func TestExplainAndSchema(t *testing.T) {
 	var s map[string]any
 	if code != exitOK || stderr != "" || json.Unmarshal([]byte(stdout), &s) != nil || s["$schema"] != "http://json-schema.org/draft-07/schema#" {
 		t.Errorf("schema: exit %d, stderr %q, %.200s", code, stderr, stdout)
+	}
+}
+
+// TestNoSLOGoodput: without an SLO every completed request would count as
+// good, so run, replications and sweep tables show "—" rather than
+// 100%; the JSON says no_slo. With an SLO they show the share.
+func TestNoSLOGoodput(t *testing.T) {
+	const minimal = "../../testdata/good/minimal.toml"
+	for _, args := range [][]string{
+		{"run", minimal, "--set", `duration="10m"`},
+		{"run", minimal, "--set", `duration="10m"`, "--replications", "2"},
+	} {
+		code, stdout, stderr := cli(t, args...)
+		if code != exitOK || !regexp.MustCompile(`goodput \(SLO met\) +— \(no SLO\)\n`).MatchString(stdout) {
+			t.Errorf("%v: exit %d, stderr %q, stdout:\n%s", args, code, stderr, stdout)
+		}
+		code, stdout, _ = cli(t, append(args, "--set", `workload.chat.slo.ttft="5s"`)...)
+		if code != exitOK || strings.Contains(stdout, "no SLO") || !regexp.MustCompile(`goodput \(SLO met\) +100\.0%`).MatchString(stdout) {
+			t.Errorf("%v with an SLO: exit %d, stdout:\n%s", args, code, stdout)
+		}
+	}
+	code, stdout, stderr := cli(t, "sweep", minimal, "--rate", "1,2", "--duration", "10m")
+	if code != exitOK || !strings.Contains(stdout, "SLO met") || strings.Contains(stdout, "100.0%") {
+		t.Errorf("sweep: exit %d, stderr %q, stdout:\n%s", code, stderr, stdout)
+	}
+	dir := t.TempDir()
+	out := filepath.Join(dir, "r.json")
+	if code, _, stderr := cli(t, "run", minimal, "--set", `duration="10m"`, "--json", out, "--no-html"); code != exitOK {
+		t.Fatalf("exit %d: %s", code, stderr)
+	}
+	b, _ := os.ReadFile(out)
+	if !strings.Contains(string(b), `"no_slo": true`) {
+		t.Errorf("JSON lacks no_slo")
 	}
 }
