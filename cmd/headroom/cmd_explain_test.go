@@ -111,3 +111,37 @@ func TestNoSLOGoodput(t *testing.T) {
 		t.Errorf("JSON lacks no_slo")
 	}
 }
+
+// TestOneErrorOneWording: a negative think mean is one error, in the
+// words of think's range, every line marked headroom's; a retry preset
+// named by its vendor suggests the vendor's SDKs; a mistyped command gets
+// the suggestion and a one-line hint, not the whole help; a mistyped flag
+// gets the nearest flag.
+func TestOneErrorOneWording(t *testing.T) {
+	dir := t.TempDir()
+	path := filepath.Join(dir, "bad.toml")
+	src := "[[workload]]\nname = \"chat\"\nroute = \"api\"\ntokens = { input = 1000, output = 100 }\n" +
+		"demand = { users = 10, think = { dist = \"exponential\", mean = -5 } }\nclient = { retry = \"openai\" }\n\n[[provider]]\nname = \"api\"\n"
+	if err := os.WriteFile(path, []byte(src), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	code, _, stderr := cli(t, "validate", path)
+	want := "headroom: " + path + `:5: workload "chat".demand.think: mean: must be between 0 and 366d, got -5` + "\n" +
+		"headroom: " + path + `:6: workload "chat".client.retry.preset: unknown retry preset "openai"; allowed: anthropic-go, anthropic-python, anthropic-typescript, google-genai, google-genai-retry, none, openai-go, openai-node, openai-python; did you mean "openai-go", "openai-node" or "openai-python"?` + "\n"
+	if code != exitBadInput || stderr != want {
+		t.Errorf("exit %d, stderr:\n%s\nwant:\n%s", code, stderr, want)
+	}
+	for _, c := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"rn"}, "headroom: unknown command \"rn\" (did you mean \"run\"?); headroom help lists the commands\n"},
+		{[]string{"run", "--jsn", "x.json"}, "headroom: unknown flag: --jsn (did you mean --json?)\n"},
+		{[]string{"sweep", "--rat", "1,2"}, "headroom: unknown flag: --rat (did you mean --rate?)\n"},
+		{[]string{"run", "--zzzzzz"}, "headroom: unknown flag: --zzzzzz (see headroom run --help for the flags)\n"},
+	} {
+		if code, stdout, stderr := cli(t, c.args...); code != exitBadInput || stdout != "" || stderr != c.want {
+			t.Errorf("%v: exit %d, stdout %q, stderr %q, want %q", c.args, code, stdout, stderr, c.want)
+		}
+	}
+}
