@@ -20,10 +20,15 @@ func TestWarningsOnStderrAndInTheResults(t *testing.T) {
 		t.Fatal(err)
 	}
 	out := filepath.Join(dir, "bare.json")
-	code, _, stderr := cli(t, "run", path, "--json", out, "--no-html")
+	// Once: in the terminal summary, or on stderr when there is none.
+	code, stdout, stderr := cli(t, "run", path, "--json", out, "--no-html")
+	if code != exitOK || stderr != "" || !strings.Contains(stdout, "Warnings (defaults that change the answer):\n  ! provider \"api\".latency: no latency model") {
+		t.Errorf("exit %d, stderr %q, stdout:\n%s", code, stderr, stdout)
+	}
+	code, _, stderr = cli(t, "run", path, "--json", "-", "--no-html")
 	want := "headroom: warning: " + path + `:8: provider "api".latency: no latency model`
 	if code != exitOK || !strings.HasPrefix(stderr, want) || strings.Count(stderr, "headroom: warning: ") != 2 {
-		t.Errorf("exit %d, stderr:\n%s", code, stderr)
+		t.Errorf("--json -: exit %d, stderr:\n%s", code, stderr)
 	}
 	b, err := os.ReadFile(out)
 	if err != nil {

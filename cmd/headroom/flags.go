@@ -116,6 +116,13 @@ type commonFlags struct {
 	batch    batchOptions
 }
 
+// summaryShowsWarnings reports whether the terminal summary will list
+// the scenario's warnings, so that stderr need not repeat them: it is
+// printed unless -q, a --part, or an output written to stdout.
+func (c *commonFlags) summaryShowsWarnings() bool {
+	return !c.quiet && c.batch.part == "" && c.jsonPath != stdoutName && c.csvDir != stdoutName && c.htmlPath != stdoutName
+}
+
 // register adds the shared flags to fs, with the command's help texts for
 // --json, --csv, --html, --seed and --set.
 func (c *commonFlags) register(fs *pflag.FlagSet, jsonHelp, csvHelp, htmlHelp, seedHelp, setHelp string) {
