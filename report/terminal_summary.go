@@ -67,6 +67,9 @@ func WriteSummaryTerminal(w io.Writer, d *Document) error {
 					cell = "—"
 				} else if df := v.Figures[i].DiffVsBase; df != nil {
 					cell = estimateText(f.Unit, *df, true)
+					if f.Unit == "%" { // a difference of shares is in percentage points
+						cell = strings.ReplaceAll(cell, "%", " pts")
+					}
 					if df.Excludes(0) {
 						cell += " *"
 					}

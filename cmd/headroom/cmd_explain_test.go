@@ -2,6 +2,7 @@ package main
 
 import (
 	"encoding/json"
+	"fmt"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -148,5 +149,27 @@ func TestOneErrorOneWording(t *testing.T) {
 		if code, stdout, stderr := cli(t, c.args...); code != exitBadInput || stdout != "" || stderr != c.want {
 			t.Errorf("%v: exit %d, stdout %q, stderr %q, want %q", c.args, code, stdout, stderr, c.want)
 		}
+	}
+}
+
+// TestCompareSharesInPoints: a difference of shares (goodput, refused
+// attempts) is in percentage points, not percent.
+func TestCompareSharesInPoints(t *testing.T) {
+	dir := t.TempDir()
+	src := "duration = \"10m\"\n[[workload]]\nname = \"chat\"\nroute = \"api\"\ntokens = { input = 1000, output = 100, max_tokens = 200 }\n" +
+		"demand = { rate = %d, unit = \"requests/min\" }\nclient = { retry = \"openai-python\" }\nslo = { ttft = \"600ms\" }\n" +
+		"[[provider]]\nname = \"api\"\nlatency = { ttft = { base = \"500ms\", dist = \"lognormal\", cv = 0.3 }, tpot = { mean = \"20ms\" } }\nprice = { input = 3, output = 15 }\n"
+	var paths []string
+	for _, n := range []int{10, 20} {
+		p := filepath.Join(dir, fmt.Sprintf("r%d.toml", n))
+		if err := os.WriteFile(p, []byte(fmt.Sprintf(src, n)), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		paths = append(paths, p)
+	}
+	code, stdout, stderr := cli(t, append([]string{"compare"}, append(paths, "--replications", "2", "--no-html")...)...)
+	_, diff, _ := strings.Cut(stdout, "Difference from")
+	if code != exitOK || !regexp.MustCompile(`goodput \(SLO met\) +[-+]?[0-9.]+ pts`).MatchString(diff) || regexp.MustCompile(`goodput \(SLO met\) +[-+]?[0-9.]+%`).MatchString(diff) {
+		t.Errorf("exit %d, stderr %q, stdout:\n%s", code, stderr, stdout)
 	}
 }
