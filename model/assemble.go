@@ -95,6 +95,7 @@ func summarize(g *groupStats, horizon float64) Summary {
 	sm.Tokens = tokenCounts(&g.tok)
 	sm.Cost = cost(&g.tok)
 	sm.Goodput.Good = g.good
+	sm.Goodput.NoSLO = !g.sloSet
 	if ended := g.completed + g.failed; ended > 0 {
 		sm.Goodput.SLOAttainment = float64(g.good) / float64(ended)
 	}

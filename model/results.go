@@ -126,6 +126,9 @@ type Goodput struct {
 	RequestsPerS float64 `json:"requests_per_s"`
 	// SLOAttainment is good / (completed + failed).
 	SLOAttainment float64 `json:"slo_attainment"`
+	// NoSLO says no workload of the group sets an SLO: every completed
+	// request counts as good, and reports show no goodput ("—").
+	NoSLO bool `json:"no_slo,omitempty"`
 }
 
 // GroupResult is a workload's or tenant's summary.

@@ -91,7 +91,7 @@ type calibrateOptions struct {
 func cmdCalibrate(args []string, stdout, stderr io.Writer) error {
 	fs := newFlags("calibrate", calibrateUsage, stdout, stderr)
 	var o calibrateOptions
-	fs.StringVar(&o.format, "format", "", "input format, `splitwise|steps|vidur` (default: from the header)")
+	fs.StringVar(&o.format, "format", "", "input `FORMAT`: splitwise, steps or vidur (measured steps), or vllm, guidellm, llmperf or genai-perf (load-test results) (default: from the content)")
 	fs.StringVar(&o.model, "model", "", "Splitwise rows of this model `NAME` (e.g. llama2-70b)")
 	fs.StringVar(&o.hardware, "hardware", "", "Splitwise rows of this hardware `NAME` (e.g. h100-80gb)")
 	fs.IntVar(&o.tp, "tp", 0, "tensor parallelism `N`: selects Splitwise or vidur rows; for a step CSV, the GPUs the steps ran on (default 1)")
