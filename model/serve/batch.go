@@ -14,7 +14,7 @@ import (
 	"github.com/headroom-sim/headroom/model"
 )
 
-// The batch APIs, served on a provider's batch lane (§5.14 of the README):
+// The batch APIs, served on a provider's batch lane (scenarios/REFERENCE.md §14):
 // OpenAI's Batch API (a JSONL file of requests uploaded through the Files
 // API, then POST /v1/batches; the results are an output file and an error
 // file) and Anthropic's Message Batches (POST /v1/messages/batches with
