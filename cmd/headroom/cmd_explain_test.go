@@ -187,6 +187,14 @@ func TestRefusedOneForm(t *testing.T) {
 			t.Errorf("%v: exit %d, stderr %q, stdout:\n%s", args, code, stderr, stdout)
 		}
 	}
+	page := filepath.Join(t.TempDir(), "r.html")
+	if code, _, stderr := cli(t, "run", "morning-peak", "--set", `duration="12h"`, "--html", page, "-q"); code != exitOK {
+		t.Fatalf("html: exit %d: %s", code, stderr)
+	}
+	if b, _ := os.ReadFile(page); !regexp.MustCompile(`refused attempts \(429/5xx\)</t[hd]>\s*<td[^>]*>[^<]*?[0-9,]+ \([0-9.]+%\)`).Match(b) {
+		i := strings.Index(string(b), "refused attempts (429/5xx)")
+		t.Errorf("HTML table: %.300s", string(b)[max(i, 0):])
+	}
 	code, stdout, stderr := cli(t, "sweep", "morning-peak", "--param", "provider.sonnet.limits.itpm=400k,800k", "--set", `duration="12h"`)
 	if code != exitOK || !regexp.MustCompile(`  [0-9,]+ \([0-9.]+%\) `).MatchString(stdout) {
 		t.Errorf("sweep: exit %d, stderr %q, stdout:\n%s", code, stderr, stdout)
