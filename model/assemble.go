@@ -15,6 +15,7 @@ func (s *Sim) results(interrupted bool) *Results {
 	horizon := c.Duration
 	if interrupted {
 		horizon = s.eng.Now()
+		res.SimulatedS = horizon
 	}
 	unclaimed := s.shareGPUCost(horizon)
 	unclaimedFixed := s.shareCommitments(horizon)

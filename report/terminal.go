@@ -87,7 +87,7 @@ func writeHeader(w io.Writer, d *Document, extra string) {
 		title += " — " + d.Scenario.Description
 	}
 	fmt.Fprintf(w, "Headroom · %s\n", title)
-	fmt.Fprintf(w, "Simulated %s from %s · %s intervals · seed %d", Seconds(first.DurationS), first.StartClock, Seconds(first.IntervalS), first.Seed)
+	fmt.Fprintf(w, "Simulated %s from %s · %s intervals · seed %d", SimulatedSpan(first), first.StartClock, Seconds(first.IntervalS), first.Seed)
 	if len(d.Variants) > 1 {
 		fmt.Fprintf(w, " · %d variants", len(d.Variants))
 	}
@@ -169,7 +169,7 @@ func writeVariantVerdicts(w io.Writer, d *Document, firstRep bool) error {
 			fmt.Fprintf(w, "\n%s:\n", VariantName(r))
 		}
 		if r.Interrupted {
-			fmt.Fprintln(w, "  ! interrupted: results cover only the simulated time before the interruption")
+			fmt.Fprintf(w, "  ! %s\n", InterruptedLine(r))
 		}
 		for _, v := range r.Verdict {
 			if _, err := fmt.Fprintf(w, "  • %s\n", v); err != nil {

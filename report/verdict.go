@@ -76,7 +76,7 @@ func Verdict(r *model.Results) []string {
 			fixed = fmt.Sprintf("; %s of it tier commitments, prorated", Cents(c))
 		}
 		out = append(out, fmt.Sprintf("Cost %s over %s ($%.2f per million tokens; cache hit rate %.0f%%%s).",
-			Cents(sm.Cost.Total), Seconds(r.DurationS), sm.Cost.PerMillionTokens, 100*sm.Tokens.CacheHitRate, fixed))
+			Cents(sm.Cost.Total), Seconds(Covered(r)), sm.Cost.PerMillionTokens, 100*sm.Tokens.CacheHitRate, fixed))
 	}
 	return append(out, gatewayVerdict(r)...)
 }

@@ -59,8 +59,8 @@ result files of vllm bench serve --save-result (with --save-detailed rows
 when present), GuideLLM's benchmark report, LLMPerf's summary and
 individual responses, and genai-perf's profile export (or AIPerf's
 per-request records); give every level's file. Each tool's metrics are
-converted to Headroom's (see the README: LLMPerf's inter-token latency, for
-one, includes the first token). With --target hosted (the default without
+converted to Headroom's (section 12 of scenarios/REFERENCE.md: LLMPerf's
+inter-token latency, for one, includes the first token). With --target hosted (the default without
 --gpu, --served-model or --kind) they fit a hosted API's latency model and
 print the [provider.latency] block; with --target cluster they become the
 measured steps of the step-model fit above (decode steps sized by Little's

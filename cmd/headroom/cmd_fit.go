@@ -22,7 +22,8 @@ input and output noted, and the shared-prefix share when the trace has
 block hashes, sessions or prefix ids. It prints the fit's quality per
 quantity and the scenario to paste, or writes it with --write.
 
-Trace formats are those of [workload.demand] trace (see the README): azure,
+Trace formats are those of [workload.demand] trace (section 3 of
+scenarios/REFERENCE.md; headroom explain workload.demand.trace): azure,
 mooncake, burstgpt and servegen are detected from the first line; a csv or
 jsonl without --columns has them read off its header by their common
 names (timestamp, time, created_at; input_tokens, prompt_tokens,
