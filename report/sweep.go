@@ -43,7 +43,7 @@ type SweepRow struct {
 	// queue full, 5xx), retries included.
 	Rejected int64 `json:"rejected"`
 	// Attempts counts every attempt sent, retries included.
-	Attempts int64 `json:"attempts"`
+	Attempts int64 `json:"attempts,omitempty"`
 	// Knee marks the knee of the throughput curve (see KneeIndex).
 	Knee bool `json:"knee"`
 	// CostUSD is the level's total cost; SLOAttainment the share of ended
