@@ -92,3 +92,13 @@ func TestCents(t *testing.T) {
 		}
 	}
 }
+
+// TestDurationText: a fitted scenario's durations read as the examples
+// write them.
+func TestDurationText(t *testing.T) {
+	for s, want := range map[float64]string{10860: "3h1m", 86400: "24h", 900: "15m", 90: "1m30s", 172800: "48h", 30: "30s", 1.5: "1.5s", 3661: "1h1m1s"} {
+		if got := durationText(s); got != want {
+			t.Errorf("durationText(%v) = %q, want %q", s, got, want)
+		}
+	}
+}

@@ -15,7 +15,8 @@ var keyFigures = []figureDef{
 	{"requests_offered", "requests offered", "requests", func(s *model.Summary) float64 { return float64(s.Requests.Offered) }},
 	{"requests_completed", "completed", "requests", func(s *model.Summary) float64 { return float64(s.Requests.Completed) }},
 	{"requests_failed", "failed", "requests", func(s *model.Summary) float64 { return float64(s.Requests.Failed) }},
-	{"refused_attempts_pct", "refused attempts (429/5xx)", "%", func(s *model.Summary) float64 {
+	{"refused_attempts", "refused attempts (429/5xx)", "requests", func(s *model.Summary) float64 { return float64(sum(s.Attempts.Rejected)) }},
+	{"refused_attempts_pct", "refused share of attempts", "%", func(s *model.Summary) float64 {
 		return percent(float64(sum(s.Attempts.Rejected)), float64(s.Attempts.Total))
 	}},
 	{"requests_per_s", "throughput req/s", "req/s", func(s *model.Summary) float64 { return s.Throughput.RequestsPerS }},

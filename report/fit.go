@@ -297,11 +297,21 @@ func distTOML(d workloads.Dist) string {
 
 // durationText writes seconds as a scenario duration ("90s", "5m", "1h").
 func durationText(s float64) string {
-	switch {
-	case s >= 3600 && math.Mod(s, 3600) == 0:
-		return fmt.Sprintf("%dh", int64(s/3600))
-	case s >= 60 && math.Mod(s, 60) == 0:
-		return fmt.Sprintf("%dm", int64(s/60))
+	if s < 60 || s != math.Trunc(s) {
+		return strconv.FormatFloat(s, 'f', -1, 64) + "s"
 	}
-	return strconv.FormatFloat(s, 'f', -1, 64) + "s"
+	// Hours, minutes and seconds, as the examples write them: "24h",
+	// "3h1m", "15m", "1m30s".
+	n := int64(s)
+	out := ""
+	for _, u := range []struct {
+		size int64
+		name string
+	}{{3600, "h"}, {60, "m"}, {1, "s"}} {
+		if q := n / u.size; q > 0 {
+			out += strconv.FormatInt(q, 10) + u.name
+			n -= q * u.size
+		}
+	}
+	return out
 }

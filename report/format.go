@@ -37,6 +37,31 @@ func USD(v float64) string {
 	return "$" + Count(int64(math.Round(v)))
 }
 
+// Refused formats refused attempts as a count and its share of all
+// attempts, the one form every table uses: "1,234 (5.6%)", "0".
+func Refused(n, attempts int64) string {
+	if n == 0 {
+		return "0"
+	}
+	if attempts <= 0 { // results written before attempts were kept
+		return Count(n)
+	}
+	return fmt.Sprintf("%s (%s)", Count(n), shareOf(float64(n), float64(attempts)))
+}
+
+// shareOf is a/b as a percentage with one decimal, "5.6%"; "<0.1%" for a
+// share that would round to nothing.
+func shareOf(a, b float64) string {
+	if b <= 0 {
+		return "—"
+	}
+	p := 100 * a / b
+	if p > 0 && p < 0.05 {
+		return "<0.1%"
+	}
+	return fmt.Sprintf("%.1f%%", p)
+}
+
 // Cents formats dollars to the cent with thousands separators:
 // "$1,030.99", "$0.48".
 func Cents(v float64) string {

@@ -95,6 +95,10 @@ func fewerCompleted(base, r *model.Results) string {
 }
 
 // quoteVariant names a variant in a sentence.
+// VariantRef names a variant in a sentence: "the base", or a named
+// variant in quotes without an article (“sales-9am”).
+func VariantRef(r *model.Results) string { return quoteVariant(r) }
+
 func quoteVariant(r *model.Results) string {
 	if r.Variant == "" {
 		return "the base"

@@ -42,6 +42,8 @@ type SweepRow struct {
 	// Rejected counts attempts the backends refused (429 rate limits, 503
 	// queue full, 5xx), retries included.
 	Rejected int64 `json:"rejected"`
+	// Attempts counts every attempt sent, retries included.
+	Attempts int64 `json:"attempts,omitempty"`
 	// Knee marks the knee of the throughput curve (see KneeIndex).
 	Knee bool `json:"knee"`
 	// CostUSD is the level's total cost; SLOAttainment the share of ended
@@ -215,6 +217,7 @@ func SweepRows(levels []float64, res []*model.Results) []SweepRow {
 		rows[i].TPOTP50 = s.Latency.TPOT.P50
 		rows[i].E2EP95 = s.Latency.E2E.P95
 		rows[i].Rejected = sum(s.Attempts.Rejected)
+		rows[i].Attempts = s.Attempts.Total
 		rows[i].CostUSD = s.Cost.Total
 		rows[i].SLOAttainment = s.Goodput.SLOAttainment
 		rows[i].NoSLO = s.Goodput.NoSLO
@@ -356,7 +359,7 @@ func WriteSweepTerminal(w io.Writer, title string, s *SweepInfo) error {
 		}
 		fmt.Fprintf(tw, "%s\t%s\t%.0f\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n",
 			strconv.FormatFloat(r.Level, 'g', -1, 64), rate(r.RequestsPerS), r.OutputTokensPerS,
-			Seconds(r.TTFTP50), Seconds(r.TTFTP95), Seconds(r.TPOTP50), Seconds(r.E2EP95), Count(r.Rejected),
+			Seconds(r.TTFTP50), Seconds(r.TTFTP95), Seconds(r.TPOTP50), Seconds(r.E2EP95), Refused(r.Rejected, r.Attempts),
 			met, USD(r.CostUSD), mark)
 	}
 	if err := tw.Flush(); err != nil {

@@ -234,8 +234,11 @@ func meanRow(rows []SweepRow) SweepRow {
 		return rows[0]
 	}
 	var m SweepRow
-	var rejected float64
+	var rejected, attempts float64
+	m.NoSLO = true
 	for _, r := range rows {
+		attempts += float64(r.Attempts)
+		m.NoSLO = m.NoSLO && r.NoSLO
 		m.RequestsPerS += r.RequestsPerS
 		m.OutputTokensPerS += r.OutputTokensPerS
 		m.TTFTP50 += r.TTFTP50
@@ -258,5 +261,6 @@ func meanRow(rows []SweepRow) SweepRow {
 	m.SLOAttainment /= n
 	m.FailedShare /= n
 	m.Rejected = int64(math.Round(rejected / n))
+	m.Attempts = int64(math.Round(attempts / n))
 	return m
 }

@@ -33,7 +33,9 @@ func WriteTerminal(w io.Writer, d *Document) error {
 	row("completed", func(r *model.Results) string { return pct(r.Summary.Requests.Completed, r.Summary.Requests.Offered) })
 	row("failed", func(r *model.Results) string { return pct(r.Summary.Requests.Failed, r.Summary.Requests.Offered) })
 	row("in flight at end", func(r *model.Results) string { return Count(r.Summary.Requests.InFlightAtEnd) })
-	row("refused attempts (429/5xx)", func(r *model.Results) string { return Count(sum(r.Summary.Attempts.Rejected)) })
+	row("refused attempts (429/5xx)", func(r *model.Results) string {
+		return Refused(sum(r.Summary.Attempts.Rejected), r.Summary.Attempts.Total)
+	})
 	for _, reason := range allReasons(d) {
 		reason := reason
 		row("  by "+reason, func(r *model.Results) string { return Count(r.Summary.Attempts.Rejected[reason]) })

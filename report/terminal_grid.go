@@ -10,7 +10,7 @@ import (
 
 // gridColumns are the key figures a sweep table shows, after the
 // parameters.
-var gridColumns = []string{"requests_per_s", "output_tokens_per_s", "ttft_p50_s", "ttft_p95_s", "e2e_p95_s", "refused_attempts_pct", "slo_attainment_pct", "cost_usd"}
+var gridColumns = []string{"requests_per_s", "output_tokens_per_s", "ttft_p50_s", "ttft_p95_s", "e2e_p95_s", "refused_attempts", "slo_attainment_pct", "cost_usd"}
 
 // WriteGridTerminal writes a sweep with points (SweepInfo.Points): one
 // table per variant, a row per grid point with the parameters' values and
@@ -64,7 +64,11 @@ func WriteGridTerminal(w io.Writer, title string, d *SweepDocument) error {
 					fmt.Fprint(tw, "—\t")
 					continue
 				}
-				fmt.Fprintf(tw, "%s\t", estimateText(f.Unit, f.Estimate, false))
+				cell := estimateText(f.Unit, f.Estimate, false)
+				if p, ok := d.Summary[i].Figure("refused_attempts_pct"); ok && name == "refused_attempts" && f.Estimate.Mean != 0 {
+					cell += " (" + valueText("%", p.Estimate.Mean, false) + ")"
+				}
+				fmt.Fprintf(tw, "%s\t", cell)
 			}
 			switch {
 			case p.Knee:

@@ -33,12 +33,19 @@ func WriteSummaryTerminal(w io.Writer, d *Document) error {
 	for _, r := range d.Variants {
 		without[VariantName(r)] = r.Summary.Goodput.NoSLO
 	}
+	_, merged := d.Summary[0].Figure("refused_attempts")
 	for i, f := range d.Summary[0].Figures {
+		if merged && f.Name == "refused_attempts_pct" {
+			continue // shown with the count
+		}
 		fmt.Fprintf(tw, "%s\t", f.Label)
 		for _, v := range d.Summary {
 			cell := estimateText(v.Figures[i].Unit, v.Figures[i].Estimate, false)
 			if without[v.Variant] && sloFigure(f.Name) {
 				cell = NoSLO
+			}
+			if p, ok := v.Figure("refused_attempts_pct"); ok && f.Name == "refused_attempts" && v.Figures[i].Estimate.Mean != 0 {
+				cell += " (" + valueText("%", p.Estimate.Mean, false) + ")"
 			}
 			fmt.Fprintf(tw, "%s\t", cell)
 		}
@@ -60,6 +67,9 @@ func WriteSummaryTerminal(w io.Writer, d *Document) error {
 		}
 		fmt.Fprintln(tw)
 		for i, f := range d.Summary[0].Figures {
+			if merged && f.Name == "refused_attempts_pct" {
+				continue
+			}
 			fmt.Fprintf(tw, "%s\t", f.Label)
 			for _, v := range d.Summary[1:] {
 				cell := "-"
@@ -69,6 +79,9 @@ func WriteSummaryTerminal(w io.Writer, d *Document) error {
 					cell = estimateText(f.Unit, *df, true)
 					if f.Unit == "%" { // a difference of shares is in percentage points
 						cell = strings.ReplaceAll(cell, "%", " pts")
+					}
+					if p, ok := v.Figure("refused_attempts_pct"); ok && f.Name == "refused_attempts" && p.DiffVsBase != nil && df.Mean != 0 {
+						cell += " (" + strings.ReplaceAll(valueText("%", p.DiffVsBase.Mean, true), "%", " pts") + ")"
 					}
 					if df.Excludes(0) {
 						cell += " *"
@@ -94,31 +107,62 @@ func sloFigure(name string) bool { return name == "slo_attainment_pct" || name =
 const negligible = 1e-9
 
 // estimateText formats an estimate in its unit: "645ms ± 12ms", or with
-// signed set "+1.2s ± 0.3s". With one replication (or no spread) the ± is
-// left out.
+// signed set "+1.2s ± 0.3s". The half-width is written to the precision
+// of the mean ("$632 ± $1", "91.9% ± 0.3%"), or as "<" that precision when
+// it is smaller ("± <0.1%"), so a column keeps one number style. With one
+// replication (or no spread) the ± is left out.
 func estimateText(unit string, e Estimate, signed bool) string {
 	s := valueText(unit, e.Mean, signed)
 	if h := e.HalfWidth(); e.N > 1 && h >= negligible {
-		s += " ± " + halfText(unit, h)
+		s += " ± " + halfText(unit, h, e.Mean)
 	}
 	return s
 }
 
-// halfText formats an interval's half-width: as a value of its unit, or
-// with two significant digits when that would round it to zero.
-func halfText(unit string, h float64) string {
-	s := valueText(unit, h, false)
-	if unit == "s" || strings.Trim(s, "$0.,%") != "" {
-		return s
+// halfText formats an interval's half-width h to the precision in which
+// the mean is shown.
+func halfText(unit string, h, mean float64) string {
+	if unit == "s" {
+		m := math.Abs(mean)
+		switch {
+		case m < 1:
+			if h < 0.0005 {
+				return "<1ms"
+			}
+			return Seconds(h)
+		case m < 60:
+			if h < 0.05 {
+				return "<0.1s"
+			}
+			return fmt.Sprintf("%.1fs", h)
+		case h < 0.5:
+			return "<1s"
+		case h < 60:
+			return fmt.Sprintf("%.0fs", h)
+		}
+		return Seconds(h)
 	}
-	g := strconv.FormatFloat(h, 'g', 2, 64)
-	switch unit {
-	case "%":
-		return g + "%"
-	case "USD":
-		return "$" + g
+	shown := valueText(unit, mean, false)
+	dec := 0
+	if i := strings.LastIndexByte(shown, '.'); i >= 0 {
+		dec = len(strings.TrimRight(shown[i+1:], "%"))
 	}
-	return g
+	affix := func(num string) string {
+		switch unit {
+		case "%":
+			return num + "%"
+		case "USD":
+			return "$" + num
+		}
+		return num
+	}
+	if r := math.Pow(10, -float64(dec)); h < r/2 {
+		return "<" + affix(strconv.FormatFloat(r, 'f', dec, 64))
+	}
+	if dec == 0 {
+		return affix(Count(int64(math.Round(h))))
+	}
+	return affix(strconv.FormatFloat(h, 'f', dec, 64))
 }
 
 // valueText formats one value of a figure's unit.
@@ -146,8 +190,8 @@ func valueText(unit string, v float64, signed bool) string {
 		s = fmt.Sprintf("%.1f%%", v)
 	case "USD":
 		s = USD(v)
-		if v > 0 && v < 1 {
-			s = "$" + strconv.FormatFloat(v, 'g', 3, 64)
+		if v > 0 && v < 0.005 {
+			s = "<$0.01" // to the cent, as every cost
 		}
 	case "req/s":
 		s = rate(v)

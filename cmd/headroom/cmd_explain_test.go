@@ -173,3 +173,30 @@ func TestCompareSharesInPoints(t *testing.T) {
 		t.Errorf("exit %d, stderr %q, stdout:\n%s", code, stderr, stdout)
 	}
 }
+
+// TestRefusedOneForm: refused attempts read as a count and its share of
+// attempts in run, replications and sweep tables alike.
+func TestRefusedOneForm(t *testing.T) {
+	form := regexp.MustCompile(`refused attempts \(429/5xx\) +[0-9,]+( ± [0-9,]+)? \([0-9.]+%\)`)
+	for _, args := range [][]string{
+		{"run", "morning-peak", "--set", `duration="12h"`, "--no-html"},
+		{"run", "morning-peak", "--set", `duration="12h"`, "--replications", "2", "--no-html"},
+	} {
+		code, stdout, stderr := cli(t, args...)
+		if code != exitOK || !form.MatchString(stdout) || strings.Contains(stdout, "refused share of attempts") {
+			t.Errorf("%v: exit %d, stderr %q, stdout:\n%s", args, code, stderr, stdout)
+		}
+	}
+	page := filepath.Join(t.TempDir(), "r.html")
+	if code, _, stderr := cli(t, "run", "morning-peak", "--set", `duration="12h"`, "--html", page, "-q"); code != exitOK {
+		t.Fatalf("html: exit %d: %s", code, stderr)
+	}
+	if b, _ := os.ReadFile(page); !regexp.MustCompile(`refused attempts \(429/5xx\)</t[hd]>\s*<td[^>]*>[^<]*?[0-9,]+ \([0-9.]+%\)`).Match(b) {
+		i := strings.Index(string(b), "refused attempts (429/5xx)")
+		t.Errorf("HTML table: %.300s", string(b)[max(i, 0):])
+	}
+	code, stdout, stderr := cli(t, "sweep", "morning-peak", "--param", "provider.sonnet.limits.itpm=400k,800k", "--set", `duration="12h"`)
+	if code != exitOK || !regexp.MustCompile(`  [0-9,]+ \([0-9.]+%\) `).MatchString(stdout) {
+		t.Errorf("sweep: exit %d, stderr %q, stdout:\n%s", code, stderr, stdout)
+	}
+}

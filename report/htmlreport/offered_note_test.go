@@ -24,3 +24,16 @@ func TestOfferedNote(t *testing.T) {
 		t.Errorf("one: %q", got)
 	}
 }
+
+// TestHeadlineNamesVariantWithoutArticle: "In the base, ..." but a named
+// base (compare names variants after their files) takes no article.
+func TestHeadlineNamesVariantWithoutArticle(t *testing.T) {
+	a, b := &model.Results{Variant: "sales-9am"}, &model.Results{Variant: "tier 4"}
+	if got := headline([]*model.Results{a, b}); !strings.HasPrefix(got[0], "In “sales-9am”, ") {
+		t.Errorf("headline %q", got[0])
+	}
+	a.Variant = ""
+	if got := headline([]*model.Results{a, b}); !strings.HasPrefix(got[0], "In the base, ") {
+		t.Errorf("headline %q", got[0])
+	}
+}

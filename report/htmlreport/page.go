@@ -365,7 +365,7 @@ func runSections(t timeline, vs []*model.Results, slos []SLO) ([]section, error)
 		title := "GPU cluster " + name
 		for _, r := range t.variants {
 			if c := clusterOf(r, name); c != nil {
-				title += " (" + report.GPUs(c) + " in the " + report.VariantName(r) + ")"
+				title += " (" + report.GPUs(c) + " in " + report.VariantRef(r) + ")"
 				break
 			}
 		}

@@ -115,7 +115,7 @@ func sweepTable(s *report.SweepInfo) table {
 		Note: "Throughputs are totals over the simulated time per level; latencies are of completed requests."}
 	for _, r := range s.Rows {
 		cells := []string{number(r.RequestsPerS), number(r.OutputTokensPerS), report.Seconds(r.TTFTP50), report.Seconds(r.TTFTP95),
-			report.Seconds(r.TPOTP50), report.Seconds(r.E2EP95), report.Count(r.Rejected), sloShare(r), report.USD(r.CostUSD)}
+			report.Seconds(r.TPOTP50), report.Seconds(r.E2EP95), report.Refused(r.Rejected, r.Attempts), sloShare(r), report.USD(r.CostUSD)}
 		row := tableRow{Label: levelText(s.Kind, r.Level), Knee: r.Knee, Pick: r.Pick && !r.Knee && s.PickRule != ""}
 		if r.Knee {
 			t.Note += " The highlighted row is the knee."

@@ -145,6 +145,9 @@ func resultsTable(vs []*model.Results) table {
 			if f.integer {
 				c.Value = report.Count(int64(v))
 			}
+			if f.label == "refused attempts (429/5xx)" {
+				c.Value = report.Refused(int64(v), r.Summary.Attempts.Total)
+			}
 			if i == 0 {
 				base = v
 			} else if len(vs) > 1 {

@@ -19,7 +19,7 @@ func headline(vs []*model.Results) []string {
 	base := vs[0]
 	who := ""
 	if len(vs) > 1 {
-		who = "In the " + report.VariantName(base) + ", "
+		who = "In " + report.VariantRef(base) + ", "
 	}
 	out := []string{capitalize(who + bindingSentence(base)), impactSentence(base)}
 	if len(vs) > 1 {
