@@ -5,6 +5,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"math"
 	"strconv"
 	"strings"
 	"testing"
@@ -170,5 +171,46 @@ func TestAllOverloaded(t *testing.T) {
 		last.Label + ", failed because " + report.OverloadReason(last.Overloaded) + "."
 	if got := report.DecisionAnswer(d); got != want {
 		t.Errorf("answer %q, want %q", got, want)
+	}
+}
+
+// TestMaxLoadPastOverload: a max_load search whose first probes overload
+// the fleet goes on and brackets the same factor as without the bound.
+func TestMaxLoadPastOverload(t *testing.T) {
+	src := strings.Replace(overloadPlan, "replicas = 1\n", "replicas = 9\n", 1)
+	src = strings.Replace(src, "[plan]\n", "[plan]\nobjective = \"max_load\"\nmax_factor = 8\n", 1)
+	src = src[:strings.Index(src, "[[plan.knob]]")]
+	sc, err := scenarios.LoadBytes([]byte(src), "overload.toml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	pr, err := Compile(sc, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var factors []float64
+	for _, bound := range []int64{5000, -1} {
+		d, err := Run(context.Background(), pr, Options{Workers: 2, MaxInFlight: bound})
+		if err != nil {
+			t.Fatalf("bound %d: %v", bound, err)
+		}
+		g := d.Growth
+		if g == nil || !g.Holds || g.Capped {
+			t.Fatalf("bound %d: growth %+v", bound, g)
+		}
+		factors = append(factors, g.Factor)
+		// An overloaded factor fails every constraint at margin −1 exactly.
+		over := 0
+		for _, p := range g.Points {
+			if p.Margin == -1 {
+				over++
+			}
+		}
+		if bound > 0 && over == 0 {
+			t.Errorf("no factor overloaded under the bound: %+v", g.Points)
+		}
+	}
+	if a, b := factors[0], factors[1]; math.Abs(a-b) > 2*pr.Settings.Precision*b {
+		t.Errorf("factor %v under the bound, %v without it: want them within twice the precision %v", a, b, pr.Settings.Precision)
 	}
 }
