@@ -611,7 +611,7 @@ func writeCandidates(w io.Writer, d *Decision) {
 			status = fmt.Sprintf("winner (re-checked at %d replications)", c.Replications)
 		case c.Screened:
 			status = "fails (after one replication)"
-		case c.Overloaded != nil:
+		case c.Overloaded != nil && c.Status == "fails":
 			status = "fails (overloaded)"
 		}
 		fmt.Fprintln(tw, status)
