@@ -41,33 +41,16 @@ func (s *Sim) shareGPUCost(horizon float64) (unclaimed float64) {
 			b, _ := s.gpuCost(p, horizon)
 			bill += b
 		}
-		var tok int64
-		type user struct {
-			w   *workload
-			tok int64
-		}
-		var users []user
+		var users []costUser
 		for _, w := range s.wls {
 			for i := range w.targets {
 				if w.targets[i].clus == c {
-					tok += w.targets[i].gpuTok
-					users = append(users, user{w, w.targets[i].gpuTok})
+					users = append(users, costUser{w, w.targets[i].gpuTok})
 				}
 			}
 		}
-		for i, u := range users {
-			share := 0.0
-			switch {
-			case tok > 0:
-				share = float64(u.tok) / float64(tok)
-			case i == 0:
-				share = 1
-			}
-			u.w.stats.tok.costGPU += bill * share
-		}
-		if len(users) == 0 {
-			unclaimed += bill // provisioned, and used by no workload
-		}
+		// provisioned, and used by no workload: unclaimed
+		unclaimed += apportion(users, bill, func(w *workload, usd float64) { w.stats.tok.costGPU += usd })
 		c.stats.tok.costGPU = bill
 		for _, p := range c.pools() {
 			for i := range s.ser.cost {

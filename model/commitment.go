@@ -50,12 +50,7 @@ func (s *Sim) shareCommitments(horizon float64) (unclaimed float64) {
 			continue
 		}
 		p.stats.tok.costFixed = bill
-		type user struct {
-			w   *workload
-			tok int64
-		}
-		var users []user
-		var tok int64
+		var users []costUser
 		for _, w := range s.wls {
 			var n int64
 			reaches := false
@@ -66,23 +61,10 @@ func (s *Sim) shareCommitments(horizon float64) (unclaimed float64) {
 				}
 			}
 			if reaches {
-				users = append(users, user{w, n})
-				tok += n
+				users = append(users, costUser{w, n})
 			}
 		}
-		for i, u := range users {
-			share := 0.0
-			switch {
-			case tok > 0:
-				share = float64(u.tok) / float64(tok)
-			case i == 0:
-				share = 1
-			}
-			u.w.stats.tok.costFixed += bill * share
-		}
-		if len(users) == 0 {
-			unclaimed += bill
-		}
+		unclaimed += apportion(users, bill, func(w *workload, usd float64) { w.stats.tok.costFixed += usd })
 		for i := range s.ser.cost {
 			lo := float64(i) * s.cfg.Interval
 			if span := min(s.cfg.Interval, horizon-lo); span > 0 {
@@ -91,4 +73,36 @@ func (s *Sim) shareCommitments(horizon float64) (unclaimed float64) {
 		}
 	}
 	return unclaimed
+}
+
+// costUser is a workload's claim on a shared bill: the tokens it had
+// served by the provider or cluster that bills.
+type costUser struct {
+	w   *workload
+	tok int64
+}
+
+// apportion splits bill among users in proportion to their tokens (all of
+// it to the first when none had any, so totals add up) and adds each share
+// with add. It returns what no user claims: all of bill when there are no
+// users, else 0.
+func apportion(users []costUser, bill float64, add func(w *workload, usd float64)) (unclaimed float64) {
+	if len(users) == 0 {
+		return bill
+	}
+	var tok int64
+	for _, u := range users {
+		tok += u.tok
+	}
+	for i, u := range users {
+		share := 0.0
+		switch {
+		case tok > 0:
+			share = float64(u.tok) / float64(tok)
+		case i == 0:
+			share = 1
+		}
+		add(u.w, bill*share)
+	}
+	return 0
 }

@@ -5,6 +5,7 @@ import (
 	"context"
 	"encoding/json"
 	"math"
+	"strconv"
 	"testing"
 
 	"github.com/headroom-sim/headroom/sim"
@@ -361,7 +362,7 @@ func nearlyEqual(a, b any, path string, rel float64) string {
 			return path
 		}
 		for i := range x {
-			if p := nearlyEqual(x[i], y[i], path+"["+itoa(i)+"]", rel); p != "" {
+			if p := nearlyEqual(x[i], y[i], path+"["+strconv.Itoa(i)+"]", rel); p != "" {
 				return p
 			}
 		}

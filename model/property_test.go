@@ -5,6 +5,7 @@ import (
 	"context"
 	"encoding/json"
 	"math"
+	"strconv"
 	"testing"
 
 	"github.com/headroom-sim/headroom/sim"
@@ -56,7 +57,7 @@ func genConfig(t *rapid.T) Config {
 		return l
 	}
 	for i := 0; i < nProv; i++ {
-		p := ProviderSpec{Name: "p" + itoa(i), Limits: limits("p" + itoa(i))}
+		p := ProviderSpec{Name: "p" + strconv.Itoa(i), Limits: limits("p" + strconv.Itoa(i))}
 		if rapid.Bool().Draw(t, "keys?") {
 			p.Keys = []KeySpec{{Name: "k0", Limits: limits("k0")}, {Name: "k1", Limits: limits("k1")}}
 		}
@@ -146,7 +147,7 @@ func genConfig(t *rapid.T) Config {
 	var wls []WorkloadSpec
 	for i := 0; i < nW; i++ {
 		p := provs[rapid.IntRange(0, nProv-1).Draw(t, "route")]
-		w := WorkloadSpec{Name: "w" + itoa(i), Route: p.Name, Tenant: rapid.SampledFrom([]string{"a", "b"}).Draw(t, "tenant"),
+		w := WorkloadSpec{Name: "w" + strconv.Itoa(i), Route: p.Name, Tenant: rapid.SampledFrom([]string{"a", "b"}).Draw(t, "tenant"),
 			Priority: rapid.SampledFrom([]string{PriorityInteractive, PriorityBatch}).Draw(t, "priority")}
 		toCluster := len(clusters) > 0 && rapid.Bool().Draw(t, "toCluster")
 		if toCluster {

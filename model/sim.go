@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"math"
 	"math/rand/v2"
+	"strconv"
 
 	"github.com/headroom-sim/headroom/sim"
 	"github.com/headroom-sim/headroom/workloads"
@@ -232,10 +233,10 @@ func Build(cfg Config) (*Sim, error) {
 	for i := range s.cfg.Clusters {
 		c, err := buildCluster(&s.cfg.Clusters[i], i, s.nInt)
 		if err != nil {
-			return nil, workloads.Prefix("cluster["+itoa(i)+"]", err)
+			return nil, workloads.Prefix("cluster["+strconv.Itoa(i)+"]", err)
 		}
 		if err := s.initFleet(c); err != nil {
-			return nil, workloads.Prefix("cluster["+itoa(i)+"]", err)
+			return nil, workloads.Prefix("cluster["+strconv.Itoa(i)+"]", err)
 		}
 		c.replicaBase = len(s.reps)
 		s.reps = append(s.reps, c.replicas...)
@@ -316,12 +317,12 @@ func Build(cfg Config) (*Sim, error) {
 		w.job = spec.Demand.IsJob()
 		if spec.Demand.IsTrace() {
 			if err := s.buildTrace(w); err != nil {
-				return nil, workloads.Prefix("workload["+itoa(i)+"]", err)
+				return nil, workloads.Prefix("workload["+strconv.Itoa(i)+"]", err)
 			}
 		} else if !w.closed && !w.job {
 			curve, err := spec.Demand.BuildCurve(cfg.StartClock)
 			if err != nil {
-				return nil, workloads.Prefix("workload["+itoa(i)+"].demand", err)
+				return nil, workloads.Prefix("workload["+strconv.Itoa(i)+"].demand", err)
 			}
 			w.arrivals = workloads.NewArrivals(curve, spec.Demand.Arrivals, cfg.stream(base+"/arrivals"))
 		}
@@ -356,20 +357,6 @@ func Build(cfg Config) (*Sim, error) {
 		s.wls = append(s.wls, w)
 	}
 	return s, nil
-}
-
-func itoa(i int) string {
-	if i == 0 {
-		return "0"
-	}
-	var b [20]byte
-	n := len(b)
-	for i > 0 {
-		n--
-		b[n] = byte('0' + i%10)
-		i /= 10
-	}
-	return string(b[n:])
 }
 
 // Run simulates to the horizon and returns the results. If ctx is cancelled

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"strconv"
 	"testing"
 
 	"github.com/headroom-sim/headroom/workloads"
@@ -79,7 +80,7 @@ func genClusterConfig(t *rapid.T) Config {
 	var wls []WorkloadSpec
 	for i := 0; i < rapid.IntRange(1, 2).Draw(t, "n"); i++ {
 		prefix := rapid.IntRange(0, 300).Draw(t, "prefix")
-		w := WorkloadSpec{Name: "w" + itoa(i), Route: "gpu",
+		w := WorkloadSpec{Name: "w" + strconv.Itoa(i), Route: "gpu",
 			Priority: rapid.SampledFrom([]string{PriorityInteractive, PriorityBatch}).Draw(t, "prio"),
 			Demand:   workloads.DemandSpec{Unit: "requests/s", Rate: rapid.Float64Range(1, 60).Draw(t, "rate")},
 			Tokens: workloads.TokenSpec{

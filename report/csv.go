@@ -3,7 +3,8 @@ package report
 import (
 	"encoding/csv"
 	"io"
-	"sort"
+	"maps"
+	"slices"
 	"strconv"
 
 	"github.com/headroom-sim/headroom/model"
@@ -19,11 +20,7 @@ var seriesColumns = []string{"interval_start_s", "clock", "offered", "completed"
 func WriteSeriesCSV(w io.Writer, r *model.Results) error {
 	cw := csv.NewWriter(w)
 	s := &r.Series
-	reasons := make([]string, 0, len(s.Rejected))
-	for k := range s.Rejected {
-		reasons = append(reasons, k)
-	}
-	sort.Strings(reasons)
+	reasons := slices.Sorted(maps.Keys(s.Rejected))
 	head := append([]string(nil), seriesColumns...)
 	for _, k := range reasons {
 		head = append(head, csvText("rejected_"+k))

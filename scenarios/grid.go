@@ -80,7 +80,7 @@ func LoadParam(kind string, levels []float64) Param {
 func ParseParam(spec string) (Param, error) {
 	parts, err := splitTopLevelOn(spec, ';')
 	if err != nil {
-		return Param{}, fmt.Errorf("invalid --param %q: %v", spec, err)
+		return Param{}, fmt.Errorf("invalid --param %q: %w", spec, err)
 	}
 	p, err := parseOneParam(parts[0])
 	if err != nil || len(parts) == 1 {
@@ -118,18 +118,18 @@ func parseOneParam(spec string) (Param, error) {
 	}
 	items, err := splitTopLevel(list)
 	if err != nil {
-		return Param{}, fmt.Errorf("invalid --param %q: %v", spec, err)
+		return Param{}, fmt.Errorf("invalid --param %q: %w", spec, err)
 	}
 	p := Param{Key: key}
 	if p.IsLoad() {
 		levels, err := ParseLevels(list)
 		if err != nil {
-			return Param{}, fmt.Errorf("--param %s: %v", key, err)
+			return Param{}, fmt.Errorf("--param %s: %w", key, err)
 		}
 		return LoadParam(key, levels), nil
 	}
 	if _, err := parsePath(key); err != nil {
-		return Param{}, fmt.Errorf("invalid --param %q: %v", spec, err)
+		return Param{}, fmt.Errorf("invalid --param %q: %w", spec, err)
 	}
 	seen := map[string]bool{}
 	for _, item := range items {
@@ -139,7 +139,7 @@ func parseOneParam(spec string) (Param, error) {
 		if isRange(item) {
 			levels, err := ParseLevels(item)
 			if err != nil {
-				return Param{}, fmt.Errorf("--param %s: %v", key, err)
+				return Param{}, fmt.Errorf("--param %s: %w", key, err)
 			}
 			for _, v := range levels {
 				p.Raw, p.Values = append(p.Raw, schema.FormatNumber(v)), append(p.Values, numberValue(v))
@@ -148,7 +148,7 @@ func parseOneParam(spec string) (Param, error) {
 		}
 		_, v, err := ParseSet(key + "=" + item)
 		if err != nil {
-			return Param{}, fmt.Errorf("--param %s: value %q: %v", key, item, err)
+			return Param{}, fmt.Errorf("--param %s: value %q: %w", key, item, err)
 		}
 		raw := item
 		switch x := v.(type) {

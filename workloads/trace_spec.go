@@ -6,6 +6,7 @@ import (
 	"io"
 	"math"
 	"path/filepath"
+	"strconv"
 
 	"github.com/headroom-sim/headroom/scenarios/schema"
 	"slices"
@@ -306,7 +307,7 @@ func (f TraceFilter) validate(format string, c TraceColumns) error {
 			return fieldErrorf(key, "the trace has no %s field to filter on%s", key, hint)
 		}
 		if i := slices.Index(vals, ""); i >= 0 {
-			return fieldErrorf(key+"["+itoaSmall(i)+"]", "must not be empty")
+			return fieldErrorf(key+"["+strconv.Itoa(i)+"]", "must not be empty")
 		}
 		return nil
 	}
@@ -327,14 +328,6 @@ func (f TraceFilter) validate(format string, c TraceColumns) error {
 		return err
 	}
 	return check("log_type", f.LogType, format == "" || format == FormatBurstGPT, " (only BurstGPT traces have a log type)")
-}
-
-// itoaSmall formats a small non-negative index.
-func itoaSmall(i int) string {
-	if i < 10 {
-		return string(rune('0' + i))
-	}
-	return itoaSmall(i/10) + string(rune('0'+i%10))
 }
 
 // Probe opens the trace and reads its first record, so that a missing

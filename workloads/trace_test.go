@@ -8,6 +8,7 @@ import (
 	"math"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -223,7 +224,7 @@ func fmtInts(v []int) string {
 		if i > 0 {
 			b.WriteByte(' ')
 		}
-		b.WriteString(itoaSmall(x))
+		b.WriteString(strconv.Itoa(x))
 	}
 	return b.String()
 }

@@ -258,14 +258,14 @@ func responseText(kind string, raw json.RawMessage) (pieces, in, out int, err er
 			if u.PromptTokens != nil {
 				v, err := checkTokens(*u.PromptTokens)
 				if err != nil {
-					return 0, -1, -1, fmt.Errorf("usage.prompt_tokens: %v", err)
+					return 0, -1, -1, fmt.Errorf("usage.prompt_tokens: %w", err)
 				}
 				in = v
 			}
 			if u.CompletionTokens != nil {
 				v, err := checkTokens(*u.CompletionTokens)
 				if err != nil {
-					return 0, -1, -1, fmt.Errorf("usage.completion_tokens: %v", err)
+					return 0, -1, -1, fmt.Errorf("usage.completion_tokens: %w", err)
 				}
 				out = v
 			}

@@ -5,8 +5,10 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"maps"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 )
 
@@ -185,12 +187,9 @@ func detect(d *doc) (int, error) {
 	case has("experiments"):
 		return kindPerfAnalyzer, nil
 	}
-	var keys []string
-	for k := range m {
-		keys = append(keys, k)
-		if len(keys) == 8 {
-			break
-		}
+	keys := slices.Sorted(maps.Keys(m))
+	if len(keys) > 8 {
+		keys = keys[:8]
 	}
 	return 0, &Error{File: d.file, Msg: fmt.Sprintf("cannot tell which load tester wrote it (keys %s…); expected vllm bench serve --save-result JSON, a GuideLLM report, LLMPerf's summary or individual responses, or a genai-perf profile export (its summary or the raw profile_export.json)", strings.Join(keys, ", "))}
 }

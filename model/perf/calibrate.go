@@ -5,7 +5,9 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"maps"
 	"math"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -291,11 +293,7 @@ func splitwiseSuspects(rows []splitwiseRow) []string {
 	}
 	why := map[group]map[int]string{}
 	for g, byBatch := range times {
-		batches := make([]int, 0, len(byBatch))
-		for b := range byBatch {
-			batches = append(batches, b)
-		}
-		sort.Ints(batches)
+		batches := slices.Sorted(maps.Keys(byBatch))
 		best, bestBatch := 0.0, 0
 		for _, b := range batches {
 			med := median(byBatch[b])
@@ -502,11 +500,7 @@ func FitTable(ms []Measurement) (Table, []PointError, error) {
 	if len(byBatch) == 0 {
 		return Table{}, nil, fmt.Errorf("perf: table fit needs decode-only measurements (Prefill = 0); got %d prefill ones", len(prefill))
 	}
-	batches := make([]int, 0, len(byBatch))
-	for b := range byBatch {
-		batches = append(batches, b)
-	}
-	sort.Ints(batches)
+	batches := slices.Sorted(maps.Keys(byBatch))
 
 	// Pooled within-batch slope of seconds on context.
 	var sxy, sxx float64
