@@ -15,6 +15,7 @@ func (s *Sim) results(interrupted bool) *Results {
 	horizon := c.Duration
 	if interrupted {
 		horizon = s.eng.Now()
+		res.SimulatedS = horizon
 	}
 	unclaimed := s.shareGPUCost(horizon)
 	unclaimedFixed := s.shareCommitments(horizon)
@@ -94,6 +95,7 @@ func summarize(g *groupStats, horizon float64) Summary {
 	sm.Tokens = tokenCounts(&g.tok)
 	sm.Cost = cost(&g.tok)
 	sm.Goodput.Good = g.good
+	sm.Goodput.NoSLO = !g.sloSet
 	if ended := g.completed + g.failed; ended > 0 {
 		sm.Goodput.SLOAttainment = float64(g.good) / float64(ended)
 	}

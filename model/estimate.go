@@ -30,7 +30,7 @@ type Work struct {
 }
 
 // Memory costs, measured with go test -benchmem and the CLI's peak
-// resident size (README, section 9).
+// resident size (model/PERFORMANCE.md).
 const (
 	// BytesPerInterval is what one interval of the series costs while the
 	// simulation runs and in its results.

@@ -16,7 +16,7 @@ type GatewayResult struct {
 }
 
 // GatewayScopeResult is one tenant's or key's figures at the gateway
-// (seed 004's "watch per tenant" list). Units are weighted tokens.
+// (what a platform team watches per tenant). Units are weighted tokens.
 type GatewayScopeResult struct {
 	Name   string `json:"name"`
 	Tenant string `json:"tenant,omitempty"` // for a key, its tenant

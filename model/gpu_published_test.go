@@ -16,7 +16,7 @@ import (
 // fitted to: the defaults come from the public data perf's tests read
 // (TestDefaultsAreTheFit); these figures only say how well they carry over.
 type published struct {
-	gen    string // engine generation: the group the README tables keep apart
+	gen    string // engine generation: the group the tables of model/CHECKS.md keep apart
 	source string
 	gpu    string // catalogue GPU
 	model  string // catalogue model
@@ -389,8 +389,8 @@ func errorSummary(errs []float64) errSummary {
 
 // The GPU step model at its defaults against published serving
 // measurements it was not fitted to, one table per engine generation. Run
-// with -v to print the README's tables. The bounds are the figures the
-// README states (rounded up), so a change that makes the defaults worse
+// with -v to print the tables of model/CHECKS.md. The bounds are the figures
+// CHECKS.md states (rounded up), so a change that makes the defaults worse
 // fails here and a change that makes them better says so.
 func TestPublishedGPUFigures(t *testing.T) {
 	byGen := map[string][]float64{}
@@ -421,7 +421,7 @@ func TestPublishedGPUFigures(t *testing.T) {
 		median, worst float64
 	}{{gen2023, 0.12, 1.04}, {gen2024, 0.10, 1.29}, {gen2025, 0.06, 0.27}} {
 		if s := errorSummary(byGen[c.gen]); s.median > c.median || s.worst > c.worst {
-			t.Errorf("%s: median error %.1f%%, worst %.1f%%; the README states at most %.0f%% and %.0f%%",
+			t.Errorf("%s: median error %.1f%%, worst %.1f%%; model/CHECKS.md states at most %.0f%% and %.0f%%",
 				c.gen, 100*s.median, 100*s.worst, 100*c.median, 100*c.worst)
 		}
 	}

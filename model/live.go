@@ -409,7 +409,8 @@ func (l *Live) WorkloadName(wl int) string { return l.s.wls[wl].spec.Name }
 
 // Resolve finds the live workload for an endpoint and the API key a client
 // presented. An endpoint with keys takes only those (an unknown one is an
-// error naming them); one without takes any key.
+// error naming them, never the key presented, which may be a secret); one
+// without takes any key.
 func (l *Live) Resolve(endpoint int, apiKey string) (int, error) {
 	if endpoint < 0 || endpoint >= len(l.endpoints) {
 		return 0, fmt.Errorf("no endpoint %d", endpoint)
@@ -427,7 +428,7 @@ func (l *Live) Resolve(endpoint int, apiKey string) (int, error) {
 	for _, k := range ep.Keys {
 		if i := strings.IndexByte(k, '/'); i >= 0 && k[i+1:] == apiKey {
 			if found >= 0 {
-				return 0, fmt.Errorf("API key %q is a key of several tenants; present it as TENANT/%s", apiKey, apiKey)
+				return 0, fmt.Errorf("this API key is a key of several tenants; present it as TENANT/KEY")
 			}
 			found = m[k]
 		}
@@ -435,7 +436,7 @@ func (l *Live) Resolve(endpoint int, apiKey string) (int, error) {
 	if found >= 0 {
 		return found, nil
 	}
-	return 0, fmt.Errorf("unknown API key %q for %s; it takes: %s", apiKey, ep.Name, strings.Join(ep.Keys, ", "))
+	return 0, fmt.Errorf("%s does not take this API key; it takes: %s", ep.Name, strings.Join(ep.Keys, ", "))
 }
 
 // Now is the simulated time, in seconds since the scenario's start.
@@ -538,8 +539,9 @@ func (l *Live) Inject(q LiveRequest) (Ticket, error) {
 // Abandon is the client going away: the request is dropped the way a
 // client timeout drops it (the gateway releases its slots and its output
 // reservation; a backend queue drops it when reached; a running stream is
-// finished, billed and counted abandoned). No event follows. It reports
-// whether the request was still outstanding.
+// finished, billed and counted abandoned), but failed for its own reason,
+// client_disconnected, and never sent on to a route's next target. No
+// event follows. It reports whether the request was still outstanding.
 func (l *Live) Abandon(t Ticket) bool {
 	s := l.s
 	if int(t.ID) >= len(s.reqs) || int(t.ID) >= len(l.st.reqs) {
@@ -554,7 +556,7 @@ func (l *Live) Abandon(t Ticket) bool {
 	if !r.out {
 		return false // its refusal is on its way; it fails unobserved
 	}
-	s.timeout(t.ID)
+	s.abandon(t.ID, rsDisconnected)
 	return true
 }
 
@@ -584,7 +586,21 @@ func (l *Live) Tokens(f func(tag uint64, generated int)) {
 // ended before the horizon.
 func (l *Live) Results() *Results {
 	l.ended = true
-	return l.s.results(l.s.eng.Now() < l.s.cfg.Duration)
+	s := l.s
+	now := s.eng.Now()
+	interrupted := now < s.cfg.Duration
+	if interrupted {
+		// Close the interval the run stopped in, as its end would have:
+		// its series and the clusters' batch, KV, utilisation and GPU
+		// figures cover the part of it that was served.
+		if iv := s.interval(now); now > float64(iv)*s.cfg.Interval {
+			s.ser.tick(iv, now)
+			for _, c := range s.clus {
+				s.tickCluster(c, iv, now)
+			}
+		}
+	}
+	return s.results(interrupted)
 }
 
 // slotFor maps a prefix to a cache slot of the session, reusing the least

@@ -1,6 +1,9 @@
 package model
 
-import "math"
+import (
+	"math"
+	"strconv"
+)
 
 // Reading limits as they stand, for rate-limit headers and metrics. These
 // read the windows without changing them (a refill or an expiry computed
@@ -42,6 +45,28 @@ func level(w window, now float64) (remaining, reset float64) {
 	return w.remaining(now), 0
 }
 
+// tidy rounds away the float error a limit's arithmetic leaves (a bucket
+// of 1000/60 per second over 60 s holds 1000.0000000000001): a figure
+// within a billionth of a whole number is that number, any other keeps 12
+// significant digits. Headers and metrics read limits through it; the
+// windows themselves are not changed.
+func tidy(x float64) float64 {
+	if math.IsInf(x, 0) || math.IsNaN(x) {
+		return x
+	}
+	if r := math.Round(x); math.Abs(x-r) <= 1e-9*math.Max(1, math.Abs(x)) {
+		return r
+	}
+	v, _ := strconv.ParseFloat(strconv.FormatFloat(x, 'g', 12, 64), 64)
+	return v
+}
+
+// tidyLevel is a level with its figures tidied.
+func tidyLevel(l LimitLevel) LimitLevel {
+	l.Limit, l.Capacity, l.Remaining, l.Reset = tidy(l.Limit), tidy(l.Capacity), tidy(l.Remaining), tidy(l.Reset)
+	return l
+}
+
 // scopeLevels appends every limited dimension of a scope.
 func scopeLevels(ls *limitSet, scope string, now float64, v *LimitView) {
 	for d := 0; d < numDims; d++ {
@@ -50,7 +75,7 @@ func scopeLevels(ls *limitSet, scope string, now float64, v *LimitView) {
 			continue
 		}
 		rem, reset := level(w, now)
-		v.add(LimitLevel{Scope: scope, Dim: dimNames[d], Limit: ls.limits[d], Capacity: w.capacity(), Remaining: rem, Reset: reset})
+		v.add(tidyLevel(LimitLevel{Scope: scope, Dim: dimNames[d], Limit: ls.limits[d], Capacity: w.capacity(), Remaining: rem, Reset: reset}))
 	}
 }
 
@@ -78,7 +103,7 @@ func (s *Sim) gatewayLevels(w *workload, now float64, v *LimitView) {
 			return
 		}
 		rem, reset := level(sc.bucket, now)
-		v.add(LimitLevel{Scope: scope, Dim: "units", Limit: sc.bucket.rate * 60, Capacity: sc.bucket.size, Remaining: rem, Reset: reset})
+		v.add(tidyLevel(LimitLevel{Scope: scope, Dim: "units", Limit: sc.bucket.rate * 60, Capacity: sc.bucket.size, Remaining: rem, Reset: reset}))
 	}
 	addScope(&w.gwT.gwScope, "tenant:"+w.gwT.spec.Name)
 	if w.gwK >= 0 {
@@ -136,7 +161,7 @@ func (l *Live) Snapshot(snap *LiveSnapshot) {
 				for _, u := range sc.dims[d].usePer {
 					used += u
 				}
-				snap.Buckets = append(snap.Buckets, BucketLevel{Backend: p.spec.Name, LimitLevel: lv, Used: used, Refused: sc.dims[d].rejected})
+				snap.Buckets = append(snap.Buckets, BucketLevel{Backend: p.spec.Name, LimitLevel: lv, Used: tidy(used), Refused: sc.dims[d].rejected})
 			}
 		}
 		var rej int64
@@ -167,8 +192,8 @@ func (l *Live) Snapshot(snap *LiveSnapshot) {
 					return
 				}
 				rem, reset := level(sc.bucket, now)
-				snap.Buckets = append(snap.Buckets, BucketLevel{Backend: "gateway", Used: sc.st.actual,
-					LimitLevel: LimitLevel{Scope: scope, Dim: "units", Limit: sc.bucket.rate * 60, Capacity: sc.bucket.size, Remaining: rem, Reset: reset},
+				snap.Buckets = append(snap.Buckets, BucketLevel{Backend: "gateway", Used: tidy(sc.st.actual),
+					LimitLevel: tidyLevel(LimitLevel{Scope: scope, Dim: "units", Limit: sc.bucket.rate * 60, Capacity: sc.bucket.size, Remaining: rem, Reset: reset}),
 					Refused:    sc.st.rejected[rsGwUnits] + sc.st.rejected[rsGwKeyUnits]})
 			}
 			add(&t.gwScope, "tenant:"+t.spec.Name)

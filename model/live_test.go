@@ -259,7 +259,10 @@ func TestLiveAbandonReleasesGatewaySlot(t *testing.T) {
 		t.Fatal("an abandoned request was reported")
 	}
 	res := l.Results()
-	if res.Summary.Attempts.Rejected["timeout"] != 1 {
-		t.Fatalf("the disconnect is not counted: %v", res.Summary.Attempts.Rejected)
+	if rj := res.Summary.Attempts.Rejected; rj["client_disconnected"] != 1 || rj["timeout"] != 0 {
+		t.Fatalf("the disconnect is not counted as client_disconnected (and not as a timeout): %v", rj)
+	}
+	if f := res.Summary.Requests.FailedBy; f["client_disconnected"] != 1 {
+		t.Fatalf("the disconnected request did not fail as client_disconnected: %v", f)
 	}
 }

@@ -25,7 +25,8 @@ const (
 	rsGwStoreDown    = rsConcurrency + 18 // gateway 503: limiter store down, failing closed
 	rsGwCrash        = rsConcurrency + 19 // gateway 502: the node serving the stream died
 	rsTimeout        = rsConcurrency + 20 // the client's timeout: it abandoned the attempt
-	numReasons       = rsConcurrency + 21
+	rsDisconnected   = rsConcurrency + 21 // a live client went away (closed its connection) before the answer
+	numReasons       = rsConcurrency + 22
 )
 
 // reasonNames are the keys used in results (rejected.<reason>).
@@ -36,7 +37,7 @@ var reasonNames = [numReasons]string{
 	"too_large_400", "spend_cap", "batch_queue", "batch_expired", "retry_after_too_long",
 	"replica_failure", "replica_lost",
 	"gw_units", "gw_key_units", "gw_streams", "gw_key_streams", "gw_too_large_400", "gw_shed_503", "gw_store_down_503", "gw_crash_502",
-	"timeout",
+	"timeout", "client_disconnected",
 }
 
 // gatewayReason reports whether r was decided at the gateway, before any
@@ -46,7 +47,7 @@ func gatewayReason(r int) bool { return r >= rsGwUnits && r <= rsGwCrash }
 // retryable reports whether a client may retry an attempt refused for r.
 func retryable(r int) bool {
 	switch r {
-	case rsTooLarge, rsGwTooLarge, rsSpendCap, rsBatchExpired, rsRetryAfterCap, rsReplicaLost:
+	case rsTooLarge, rsGwTooLarge, rsSpendCap, rsBatchExpired, rsRetryAfterCap, rsReplicaLost, rsDisconnected:
 		return false
 	}
 	return true

@@ -3,7 +3,7 @@ package model
 import "github.com/headroom-sim/headroom/workloads"
 
 // Results is everything one run of one scenario measured. Its JSON form is
-// the "results" part of Headroom's versioned output schema (see README).
+// the "results" part of Headroom's versioned output schema (report/RESULTS.md).
 type Results struct {
 	Scenario    string          `json:"scenario"`
 	Variant     string          `json:"variant,omitempty"`
@@ -13,6 +13,7 @@ type Results struct {
 	IntervalS   float64         `json:"interval_s"`
 	StartClock  workloads.Clock `json:"start_clock"`
 	Interrupted bool            `json:"interrupted,omitempty"`
+	SimulatedS  float64         `json:"simulated_s,omitempty"` // an interrupted run's simulated time, which every figure is over (omitted when it reached its end)
 	Events      uint64          `json:"events"`
 	Summary     Summary         `json:"summary"`
 	Workloads   []GroupResult   `json:"workloads"`
@@ -125,6 +126,9 @@ type Goodput struct {
 	RequestsPerS float64 `json:"requests_per_s"`
 	// SLOAttainment is good / (completed + failed).
 	SLOAttainment float64 `json:"slo_attainment"`
+	// NoSLO says no workload of the group sets an SLO: every completed
+	// request counts as good, and reports show no goodput ("—").
+	NoSLO bool `json:"no_slo,omitempty"`
 }
 
 // GroupResult is a workload's or tenant's summary.

@@ -352,6 +352,7 @@ func Build(cfg Config) (*Sim, error) {
 		}
 		w.slo = [3]float64{float64(spec.SLO.TTFT), float64(spec.SLO.TPOT), float64(spec.SLO.E2E)}
 		w.stats = newGroupStats()
+		w.stats.sloSet = w.slo != [3]float64{}
 		w.win = newWindowStats(s.cfg.Window, s.cfg.Duration)
 		s.setCacheGroup(w)
 		s.wls = append(s.wls, w)

@@ -14,7 +14,7 @@ const (
 )
 
 // GatewaySpec is the optional gateway between the clients and the router
-// (seed 004): per-tenant and per-key buckets in weighted units with
+// (an LLM gateway such as LiteLLM or Envoy AI Gateway): per-tenant and per-key buckets in weighted units with
 // reserve-and-refund, stream caps, a deficit-round-robin fair queue with
 // priority classes and shedding, limiter-store outages and a response
 // cache. Workloads pass through it when they name a tenant it defines.

@@ -51,7 +51,7 @@ type RepeatSpec struct {
 // ClientSpec is the application code that calls the backend.
 type ClientSpec struct {
 	MaxConcurrency int       `toml:"max_concurrency" range:"[0,10000000]" default:"0: unlimited" doc:"the connection pool (a semaphore): a request beyond it waits in the client queue, first come first served; it holds its slot until it ends, through pacing, error round trips, backoff and retries"`
-	Retry          RetrySpec `toml:"retry" default:"\"anthropic-python\"" doc:"what the client does with a refused attempt: a preset name or a policy table"`
+	Retry          RetrySpec `toml:"retry" default:"\"anthropic-python\", whatever the provider (a warning says so): give the preset of the SDK your client uses" doc:"what the client does with a refused attempt: a preset name or a policy table"`
 	Pace           PaceSpec  `toml:"pace" default:"off" doc:"a client-side pacing bucket set under the quota"`
 	// Timeout abandons an attempt that has not completed this long after
 	// it was sent (the SDKs' request timeout; 0 = none). The client

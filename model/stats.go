@@ -17,6 +17,7 @@ type groupStats struct {
 	tok                        tokenTally
 	good                       int64
 	lastDone                   float64
+	sloSet                     bool // a workload of the group has an SLO
 }
 
 type tokenTally struct {
@@ -48,6 +49,7 @@ func (g *groupStats) merge(o *groupStats) {
 	g.ttftSvc.Merge(o.ttftSvc)
 	g.tok.add(&o.tok)
 	g.good += o.good
+	g.sloSet = g.sloSet || o.sloSet
 	g.lastDone = math.Max(g.lastDone, o.lastDone)
 }
 

@@ -19,7 +19,12 @@ func (s *Sim) arm(id int32, w *workload) {
 // back. With a gateway, a timeout does not fall back within the route:
 // the router sits behind the gateway, so the client's retry passes the
 // gateway again.
-func (s *Sim) timeout(id int32) {
+func (s *Sim) timeout(id int32) { s.abandon(id, rsTimeout) }
+
+// abandon drops an outstanding attempt as timeout says, counting it under
+// reason: rsTimeout for the client's timeout, rsDisconnected for a live
+// client that went away (never retried, never sent on down a route).
+func (s *Sim) abandon(id int32, reason int) {
 	nid := s.alloc() // may grow s.reqs: take pointers after
 	gen := s.reqs[nid].gen + 1
 	s.reqs[nid] = s.reqs[id]
@@ -51,10 +56,10 @@ func (s *Sim) timeout(id int32) {
 	old = &s.reqs[id]
 	old.orphan = true
 	iv := s.interval(s.eng.Now())
-	w.stats.rejected[rsTimeout]++
-	s.windowRefused(w, rsTimeout)
-	s.ser.reject(rsTimeout, iv)
-	s.refused(nid, rsTimeout, 0)
+	w.stats.rejected[reason]++
+	s.windowRefused(w, reason)
+	s.ser.reject(reason, iv)
+	s.refused(nid, reason, 0)
 }
 
 // dropOrphan frees an abandoned attempt's record once the backend is done

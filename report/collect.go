@@ -77,7 +77,7 @@ func (c *Collector) Add(k int, r *model.Results) error {
 func Trim(r *model.Results) *model.Results {
 	return &model.Results{Scenario: r.Scenario, Variant: r.Variant, Seed: r.Seed, Replication: r.Replication,
 		DurationS: r.DurationS, IntervalS: r.IntervalS, StartClock: r.StartClock, Interrupted: r.Interrupted,
-		Events: r.Events, Summary: r.Summary}
+		SimulatedS: r.SimulatedS, Events: r.Events, Summary: r.Summary}
 }
 
 // Output assembles the document once every work item has been added; see

@@ -55,7 +55,7 @@ type DecisionSettings struct {
 	Replications int     `json:"replications"`
 	Recheck      int     `json:"recheck"`
 	Confidence   float64 `json:"confidence"`
-	// Bound is "mean" or "quantile" (see the README).
+	// Bound is "mean" or "quantile" (report/RESULTS.md, section 12).
 	Bound string `json:"bound"`
 	// Screen: a candidate whose first replication misses a constraint by
 	// more than this share is rejected after it (0: every candidate gets

@@ -141,10 +141,14 @@ func signedPercent(m float64) string {
 }
 
 // costText prints a candidate's cost per day, or over the horizon when
-// the horizon is not a day.
+// the horizon is not a day (and per day when it is longer: a shorter one,
+// a launch hour, says nothing of a day).
 func costText(d *Decision, c CandidateResult) string {
-	if d.Settings.HorizonS == 86400 {
+	switch h := d.Settings.HorizonS; {
+	case h == 86400:
 		return USD(c.CostUSD.Mean) + "/day"
+	case h < 86400:
+		return fmt.Sprintf("%s over the %s simulated", USD(c.CostUSD.Mean), Seconds(h))
 	}
 	return fmt.Sprintf("%s over %s (%s/day)", USD(c.CostUSD.Mean), Seconds(d.Settings.HorizonS), USD(c.CostPerDay))
 }
@@ -578,6 +582,7 @@ func writeCandidates(w io.Writer, d *Decision) {
 	if rest := len(d.Candidates) - shown; rest > 0 {
 		fmt.Fprintf(w, "  … %s more in the JSON and HTML\n", Count(int64(rest)))
 	}
+	fmt.Fprintln(w, "  (margin: the share of the constraint's allowance left, or −N% short of it; ×N: N times the allowance. An SLO's allowance is the share of requests that may miss it)")
 	var reasons []string
 	for _, c := range d.Candidates {
 		if c.Status == "fails" || c.Status == "invalid" || c.Status == "failed re-check" {

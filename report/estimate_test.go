@@ -82,3 +82,13 @@ func TestPairedDiff(t *testing.T) {
 		t.Errorf("pairing did not narrow the interval: %v vs %v", d.HalfWidth(), ind.HalfWidth())
 	}
 }
+
+// TestCents: dollars to the cent with thousands separators, as the
+// tables' whole dollars have them.
+func TestCents(t *testing.T) {
+	for v, want := range map[float64]string{1030.994: "$1,030.99", 0.475: "$0.48", 1234567.5: "$1,234,567.50", -2.5: "-$2.50", 0: "$0.00"} {
+		if got := Cents(v); got != want {
+			t.Errorf("Cents(%v) = %q, want %q", v, got, want)
+		}
+	}
+}

@@ -203,7 +203,7 @@ func FitScenario(fits []*workloads.Fit, o FitScenarioOptions) string {
 		}
 	}
 	if !o.WorkloadsOnly {
-		fmt.Fprintf(&b, "\n[[provider]]\nname = %q\n# A placeholder hosted API without rate limits: give it your provider's limits, latency and prices.\nlatency = { ttft = { base = \"400ms\", per_input_token = \"0.1ms\" }, tpot = { base = \"20ms\" } }\n", route)
+		fmt.Fprintf(&b, "\n[[provider]]\nname = %q\n# A placeholder hosted API without rate limits: give it your provider's limits, latency and prices.\nlatency = { ttft = { base = \"400ms\", per_input_token = \"0.1ms\" }, tpot = { mean = \"20ms\" } }\n", route)
 	}
 	return b.String()
 }

@@ -37,6 +37,16 @@ func USD(v float64) string {
 	return "$" + Count(int64(math.Round(v)))
 }
 
+// Cents formats dollars to the cent with thousands separators:
+// "$1,030.99", "$0.48".
+func Cents(v float64) string {
+	if v < 0 {
+		return "-" + Cents(-v)
+	}
+	c := int64(math.Round(v * 100))
+	return fmt.Sprintf("$%s.%02d", Count(c/100), c%100)
+}
+
 // Seconds formats a duration in seconds: 350ms, 4.2s, 3m10s, 2h05m, 2h.
 func Seconds(s float64) string {
 	if s < 0 {

@@ -109,8 +109,8 @@ func withErr(fit, measured float64) string {
 
 // HostedLatencyTOML is the [provider.latency] block of a fit.
 func HostedLatencyTOML(f *loadtest.HostedFit) string {
-	stage := func(base, perTok, cv float64, withPer bool) string {
-		parts := []string{fmt.Sprintf("base = %q", durationTOML(base))}
+	stage := func(key string, base, perTok, cv float64, withPer bool) string {
+		parts := []string{fmt.Sprintf("%s = %q", key, durationTOML(base))}
 		if withPer {
 			parts = append(parts, fmt.Sprintf("per_input_token = %q", durationTOML(perTok)))
 		}
@@ -121,8 +121,8 @@ func HostedLatencyTOML(f *loadtest.HostedFit) string {
 	}
 	var b strings.Builder
 	b.WriteString("[provider.latency]\n")
-	fmt.Fprintf(&b, "ttft = %s\n", stage(f.TTFTBase, f.TTFTPerToken, f.TTFTCV, f.TTFTPerToken > 0))
-	fmt.Fprintf(&b, "tpot = %s\n", stage(f.TPOT, 0, f.TPOTCV, false))
+	fmt.Fprintf(&b, "ttft = %s\n", stage("base", f.TTFTBase, f.TTFTPerToken, f.TTFTCV, f.TTFTPerToken > 0))
+	fmt.Fprintf(&b, "tpot = %s\n", stage("mean", f.TPOT, 0, f.TPOTCV, false))
 	return b.String()
 }
 

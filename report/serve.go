@@ -17,6 +17,9 @@ type ServeBanner struct {
 	DurationS float64 // the scenario's horizon, simulated seconds
 	Endpoints []ServeEndpoint
 	LogPath   string
+	// Workloads are the scenario's workloads, which a live session does
+	// not run: only the clients' requests reach the endpoints.
+	Workloads []string
 }
 
 // ServeEndpoint is one endpoint in the banner.
@@ -27,14 +30,19 @@ type ServeEndpoint struct {
 
 // WriteServeBanner lists the endpoints and how to point a client at them.
 func WriteServeBanner(w io.Writer, b ServeBanner) error {
-	wall := workloads.Duration(b.DurationS / b.Speed)
+	wall := Seconds(b.DurationS / b.Speed)
 	fmt.Fprintf(w, "serving %s on %s", b.Scenario, b.URL)
 	if b.Speed != 1 {
-		fmt.Fprintf(w, " at %gx speed: the scenario's %s last %s", b.Speed, workloads.Duration(b.DurationS), wall)
+		fmt.Fprintf(w, " at %gx speed: the scenario's %s lasts %s of wall time", b.Speed, workloads.Duration(b.DurationS), wall)
 	} else {
-		fmt.Fprintf(w, " for the scenario's %s", workloads.Duration(b.DurationS))
+		fmt.Fprintf(w, " in real time (speed 1x) for the scenario's %s", workloads.Duration(b.DurationS))
 	}
 	fmt.Fprintln(w)
+	if len(b.Workloads) > 0 {
+		fmt.Fprintf(w, "  no background load: the scenario's %s (%s) %s not run; only your clients' requests reach these endpoints,\n",
+			plural(len(b.Workloads), "workload", "workloads"), strings.Join(b.Workloads, ", "), plural(len(b.Workloads), "is", "are"))
+		fmt.Fprintln(w, "  and each endpoint takes only its answer lengths, SLO and priority from the first workload sent to it")
+	}
 	tw := tabwriter.NewWriter(w, 2, 4, 2, ' ', 0)
 	fmt.Fprintln(tw, "  endpoint\tkind\tOpenAI base URL\tAnthropic base URL\tAPI keys")
 	for _, e := range b.Endpoints {

@@ -50,6 +50,9 @@ type SweepRow struct {
 	CostUSD       float64 `json:"cost_usd"`
 	SLOAttainment float64 `json:"slo_attainment"`
 	FailedShare   float64 `json:"failed_share"`
+	// NoSLO says no workload sets an SLO, so SLOAttainment counts every
+	// completed request (tables show "—").
+	NoSLO bool `json:"no_slo,omitempty"`
 	// Pick marks the level to pick for interactive traffic: the knee, or
 	// when the workloads set SLOs the highest level at or below it that
 	// holds them (see PickIndex).
@@ -214,6 +217,7 @@ func SweepRows(levels []float64, res []*model.Results) []SweepRow {
 		rows[i].Rejected = sum(s.Attempts.Rejected)
 		rows[i].CostUSD = s.Cost.Total
 		rows[i].SLOAttainment = s.Goodput.SLOAttainment
+		rows[i].NoSLO = s.Goodput.NoSLO
 		if s.Requests.Offered > 0 {
 			rows[i].FailedShare = float64(s.Requests.Failed) / float64(s.Requests.Offered)
 		}
@@ -346,10 +350,14 @@ func WriteSweepTerminal(w io.Writer, title string, s *SweepInfo) error {
 		case r.Pick:
 			mark = "  ◀ pick: holds the SLOs"
 		}
-		fmt.Fprintf(tw, "%s\t%s\t%.0f\t%s\t%s\t%s\t%s\t%s\t%.1f%%\t%s\t%s\n",
+		met := fmt.Sprintf("%.1f%%", 100*r.SLOAttainment)
+		if r.NoSLO {
+			met = "—"
+		}
+		fmt.Fprintf(tw, "%s\t%s\t%.0f\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n",
 			strconv.FormatFloat(r.Level, 'g', -1, 64), rate(r.RequestsPerS), r.OutputTokensPerS,
 			Seconds(r.TTFTP50), Seconds(r.TTFTP95), Seconds(r.TPOTP50), Seconds(r.E2EP95), Count(r.Rejected),
-			100*r.SLOAttainment, USD(r.CostUSD), mark)
+			met, USD(r.CostUSD), mark)
 	}
 	if err := tw.Flush(); err != nil {
 		return err

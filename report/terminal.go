@@ -48,7 +48,7 @@ func WriteTerminal(w io.Writer, d *Document) error {
 	row("E2E p95", func(r *model.Results) string { return Seconds(r.Summary.Latency.E2E.P95) })
 	row("throughput req/s", func(r *model.Results) string { return fmt.Sprintf("%.2f", r.Summary.Throughput.RequestsPerS) })
 	row("output tokens/s", func(r *model.Results) string { return fmt.Sprintf("%.0f", r.Summary.Throughput.OutputTokensPerS) })
-	row("goodput (SLO met)", func(r *model.Results) string { return fmt.Sprintf("%.1f%%", 100*r.Summary.Goodput.SLOAttainment) })
+	row("goodput (SLO met)", func(r *model.Results) string { return goodputText(r.Summary.Goodput, r.Summary.Goodput.SLOAttainment) })
 	if anyPeakWindow(d.Variants) {
 		peak := func(f func(r *model.Results, p *model.PeakWindow) string) func(r *model.Results) string {
 			return func(r *model.Results) string {
@@ -62,7 +62,9 @@ func WriteTerminal(w io.Writer, d *Document) error {
 			return Clock(r, p.StartS) + "–" + Clock(r, p.EndS)
 		}))
 		row("busiest-hour TTFT p95", peak(func(_ *model.Results, p *model.PeakWindow) string { return Seconds(p.TTFT.P95) }))
-		row("busiest-hour goodput", peak(func(_ *model.Results, p *model.PeakWindow) string { return fmt.Sprintf("%.1f%%", 100*p.SLOAttainment) }))
+		row("busiest-hour goodput", peak(func(r *model.Results, p *model.PeakWindow) string {
+			return goodputText(r.Summary.Goodput, p.SLOAttainment)
+		}))
 	}
 	row("cache hit rate", func(r *model.Results) string { return fmt.Sprintf("%.0f%%", 100*r.Summary.Tokens.CacheHitRate) })
 	row("cost", func(r *model.Results) string { return USD(r.Summary.Cost.Total) })
@@ -83,7 +85,7 @@ func writeHeader(w io.Writer, d *Document, extra string) {
 		title += " — " + d.Scenario.Description
 	}
 	fmt.Fprintf(w, "Headroom · %s\n", title)
-	fmt.Fprintf(w, "Simulated %s from %s · %s intervals · seed %d", Seconds(first.DurationS), first.StartClock, Seconds(first.IntervalS), first.Seed)
+	fmt.Fprintf(w, "Simulated %s from %s · %s intervals · seed %d", SimulatedSpan(first), first.StartClock, Seconds(first.IntervalS), first.Seed)
 	if len(d.Variants) > 1 {
 		fmt.Fprintf(w, " · %d variants", len(d.Variants))
 	}
@@ -92,6 +94,29 @@ func writeHeader(w io.Writer, d *Document, extra string) {
 		fmt.Fprintf(w, "  --set %s\n", o)
 	}
 	fmt.Fprintln(w)
+}
+
+// NoSLO is what a goodput cell shows when no workload sets an SLO: every
+// completed request would count, so a share would say nothing.
+const NoSLO = "— (no SLO)"
+
+// goodputText is a share of requests meeting their SLOs, "97.5%", or
+// NoSLO when the run's workloads set none.
+func goodputText(g model.Goodput, share float64) string {
+	if g.NoSLO {
+		return NoSLO
+	}
+	return fmt.Sprintf("%.1f%%", 100*share)
+}
+
+// noSLO reports whether no variant of the document sets an SLO.
+func noSLO(vs []*model.Results) bool {
+	for _, r := range vs {
+		if r != nil && !r.Summary.Goodput.NoSLO {
+			return false
+		}
+	}
+	return len(vs) > 0
 }
 
 // anyPeakWindow reports whether any variant found a busiest hour.
@@ -142,7 +167,7 @@ func writeVariantVerdicts(w io.Writer, d *Document, firstRep bool) error {
 			fmt.Fprintf(w, "\n%s:\n", VariantName(r))
 		}
 		if r.Interrupted {
-			fmt.Fprintln(w, "  ! interrupted: results cover only the simulated time before the interruption")
+			fmt.Fprintf(w, "  ! %s\n", InterruptedLine(r))
 		}
 		for _, v := range r.Verdict {
 			if _, err := fmt.Fprintf(w, "  • %s\n", v); err != nil {

@@ -50,7 +50,7 @@ func gatewayRows(d *Document, row func(string, func(*model.Results) string)) {
 		row("  peak streams (cap hits)", cell(name, func(t *model.GatewayScopeResult) string {
 			return fmt.Sprintf("%d (%d)", t.PeakStreams, t.StreamCapHits)
 		}))
-		row("  cost", cell(name, func(t *model.GatewayScopeResult) string { return USD(t.CostUSD) }))
+		row("  tenant cost", cell(name, func(t *model.GatewayScopeResult) string { return USD(t.CostUSD) }))
 	}
 	if queue {
 		for _, p := range []string{model.PriorityInteractive, model.PriorityBatch} {

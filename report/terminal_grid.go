@@ -50,6 +50,7 @@ func WriteGridTerminal(w io.Writer, title string, d *SweepDocument) error {
 			fmt.Fprintf(tw, "%s\t", f.Label)
 		}
 		fmt.Fprintln(tw)
+		without := noSLO(d.Variants)
 		for i, p := range s.Points {
 			if p.Variant != v {
 				continue
@@ -59,6 +60,10 @@ func WriteGridTerminal(w io.Writer, title string, d *SweepDocument) error {
 			}
 			for _, name := range gridColumns {
 				f, _ := d.Summary[i].Figure(name)
+				if without && sloFigure(name) {
+					fmt.Fprint(tw, "—\t")
+					continue
+				}
 				fmt.Fprintf(tw, "%s\t", estimateText(f.Unit, f.Estimate, false))
 			}
 			switch {

@@ -29,10 +29,18 @@ func WriteSummaryTerminal(w io.Writer, d *Document) error {
 		fmt.Fprintf(tw, "%s\t", v.Variant)
 	}
 	fmt.Fprintln(tw)
+	without := map[string]bool{} // variants without an SLO
+	for _, r := range d.Variants {
+		without[VariantName(r)] = r.Summary.Goodput.NoSLO
+	}
 	for i, f := range d.Summary[0].Figures {
 		fmt.Fprintf(tw, "%s\t", f.Label)
 		for _, v := range d.Summary {
-			fmt.Fprintf(tw, "%s\t", estimateText(v.Figures[i].Unit, v.Figures[i].Estimate, false))
+			cell := estimateText(v.Figures[i].Unit, v.Figures[i].Estimate, false)
+			if without[v.Variant] && sloFigure(f.Name) {
+				cell = NoSLO
+			}
+			fmt.Fprintf(tw, "%s\t", cell)
 		}
 		fmt.Fprintln(tw)
 	}
@@ -55,8 +63,13 @@ func WriteSummaryTerminal(w io.Writer, d *Document) error {
 			fmt.Fprintf(tw, "%s\t", f.Label)
 			for _, v := range d.Summary[1:] {
 				cell := "-"
-				if df := v.Figures[i].DiffVsBase; df != nil {
+				if without[v.Variant] && sloFigure(f.Name) {
+					cell = "—"
+				} else if df := v.Figures[i].DiffVsBase; df != nil {
 					cell = estimateText(f.Unit, *df, true)
+					if f.Unit == "%" { // a difference of shares is in percentage points
+						cell = strings.ReplaceAll(cell, "%", " pts")
+					}
 					if df.Excludes(0) {
 						cell += " *"
 					}
@@ -72,6 +85,10 @@ func WriteSummaryTerminal(w io.Writer, d *Document) error {
 	writeTraces(w, d)
 	return writeVerdicts(w, d, d.Replications > 1)
 }
+
+// sloFigure reports whether a key figure counts requests meeting their
+// SLOs, which says nothing when no workload sets one.
+func sloFigure(name string) bool { return name == "slo_attainment_pct" || name == "goodput_per_s" }
 
 // negligible is the magnitude below which a figure prints as 0.
 const negligible = 1e-9

@@ -73,10 +73,10 @@ func Verdict(r *model.Results) []string {
 	if sm.Cost.Total > 0 {
 		fixed := ""
 		if c := sm.Cost.Commitment; c > 0 {
-			fixed = fmt.Sprintf("; $%.2f of it tier commitments, prorated", c)
+			fixed = fmt.Sprintf("; %s of it tier commitments, prorated", Cents(c))
 		}
-		out = append(out, fmt.Sprintf("Cost $%.2f over %s ($%.2f per million tokens; cache hit rate %.0f%%%s).",
-			sm.Cost.Total, Seconds(r.DurationS), sm.Cost.PerMillionTokens, 100*sm.Tokens.CacheHitRate, fixed))
+		out = append(out, fmt.Sprintf("Cost %s over %s ($%.2f per million tokens; cache hit rate %.0f%%%s).",
+			Cents(sm.Cost.Total), Seconds(Covered(r)), sm.Cost.PerMillionTokens, 100*sm.Tokens.CacheHitRate, fixed))
 	}
 	return append(out, gatewayVerdict(r)...)
 }
@@ -187,9 +187,14 @@ func PeakWindowSentence(r *model.Results, p *model.PeakWindow) string {
 		parts = append(parts, fmt.Sprintf("%.1f%% of them failed (whole run %.1f%%)", percent(float64(p.Failed), float64(p.Offered)),
 			percent(float64(sm.Requests.Failed), float64(sm.Requests.Offered))))
 	}
-	parts = append(parts, fmt.Sprintf("SLOs met by %.1f%% (whole run %.1f%%)", 100*p.SLOAttainment, 100*sm.Goodput.SLOAttainment))
+	if !sm.Goodput.NoSLO {
+		parts = append(parts, fmt.Sprintf("SLOs met by %.1f%% (whole run %.1f%%)", 100*p.SLOAttainment, 100*sm.Goodput.SLOAttainment))
+	}
 	if p.TTFT.Count > 0 {
 		parts = append(parts, fmt.Sprintf("TTFT p95 %s (whole run %s)", Seconds(p.TTFT.P95), Seconds(sm.Latency.TTFT.P95)))
+	}
+	if len(parts) == 0 {
+		return strings.TrimSuffix(s, ": ") + "."
 	}
 	return s + strings.Join(parts, ", ") + "."
 }
@@ -225,8 +230,8 @@ func GPUs(c *model.ClusterResult) string {
 func clusterLine(b model.BackendResult, findings []model.ClusterFinding) string {
 	c := b.Cluster
 	if len(c.Pools) > 0 { // each pool's figures follow (verdict_fleet.go)
-		return fmt.Sprintf("%s (%s): prefill and decode disaggregated. GPU cost $%.2f (%.1f GPU-hours, $%.2f per million tokens).",
-			b.Name, GPUs(c), b.Cost.Total, c.GPUHours, c.CostPerMillionTokens)
+		return fmt.Sprintf("%s (%s): prefill and decode disaggregated. GPU cost %s (%.1f GPU-hours, $%.2f per million tokens).",
+			b.Name, GPUs(c), Cents(b.Cost.Total), c.GPUHours, c.CostPerMillionTokens)
 	}
 	s := fmt.Sprintf("%s (%s): running iterations %.0f%% of the time, mean batch %.1f per replica (peak %.0f of max %d), KV %.0f%% used on average",
 		b.Name, GPUs(c), 100*c.Utilization, c.MeanBatch, c.PeakBatch, c.MaxNumSeqs, 100*c.MeanKVUse)
@@ -244,7 +249,7 @@ func clusterLine(b model.BackendResult, findings []model.ClusterFinding) string 
 			s += "; KV memory limits the batch"
 		}
 	}
-	return s + fmt.Sprintf(". GPU cost $%.2f (%.1f GPU-hours, $%.2f per million tokens).", b.Cost.Total, c.GPUHours, c.CostPerMillionTokens)
+	return s + fmt.Sprintf(". GPU cost %s (%.1f GPU-hours, $%.2f per million tokens).", Cents(b.Cost.Total), c.GPUHours, c.CostPerMillionTokens)
 }
 
 // isLimitReason reports whether a refusal reason is a rate-limit

@@ -75,8 +75,8 @@ func spillLines(r *model.Results) []string {
 		if rt.ScaleUpSpill == 0 {
 			continue
 		}
-		out = append(out, fmt.Sprintf("Route %s sent %s attempts past %s while it was short of replicas; the %s that completed elsewhere cost $%.2f.",
-			rt.Name, Count(rt.ScaleUpSpill), rt.Targets[0].Name, Count(rt.ScaleUpSpillCompleted), rt.ScaleUpSpillCostUSD))
+		out = append(out, fmt.Sprintf("Route %s sent %s attempts past %s while it was short of replicas; the %s that completed elsewhere cost %s.",
+			rt.Name, Count(rt.ScaleUpSpill), rt.Targets[0].Name, Count(rt.ScaleUpSpillCompleted), Cents(rt.ScaleUpSpillCostUSD)))
 	}
 	return out
 }

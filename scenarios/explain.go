@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"reflect"
+	"slices"
 	"strings"
 
 	"github.com/headroom-sim/headroom/scenarios/schema"
@@ -33,8 +34,21 @@ func Explain(path string) (string, error) {
 	for i, st := range steps {
 		if t.Kind() == reflect.Slice && t.Elem().Kind() == reflect.Struct {
 			t = t.Elem()
-			if st.isIdx || !hasKey(t, st.key) {
-				continue // an element, by index or name
+			if st.isIdx {
+				continue // an element, by index
+			}
+			if !hasKey(t, st.key) {
+				// A name: an element, unless it reads as a mistaken key
+				// (a near spelling of one, or a key deeper down, given
+				// last) or the next step is no key of the element.
+				if i+1 < len(steps) && (steps[i+1].isIdx || hasKey(t, steps[i+1].key)) {
+					continue
+				}
+				_, near := schema.Suggest(st.key, tableKeys(t))
+				if near || i+1 == len(steps) && deeperKeys(tables, st.key, at) != nil {
+					return "", unknownKey(tables, t, st.key, at)
+				}
+				continue
 			}
 		}
 		if st.isIdx {
@@ -66,11 +80,7 @@ func Explain(path string) (string, error) {
 			}
 		}
 		if key == nil {
-			where := ""
-			if len(at) > 0 {
-				where = " under " + strings.Join(at, ".")
-			}
-			return "", fmt.Errorf("unknown key %q%s; allowed: %s%s", st.key, where, schema.List(names), schema.DidYouMean(st.key, names))
+			return "", unknownKey(tables, t, st.key, at)
 		}
 		at = append(at, st.key)
 		fields, _ := schema.Fields(t)
@@ -94,6 +104,48 @@ func Explain(path string) (string, error) {
 	return out, nil
 }
 
+// unknownKey is the error for a key that table t (at path at) lacks: its
+// keys, a near spelling, or the deeper keys of that name
+// (workload.think: did you mean workload.demand.think?).
+func unknownKey(tables []Table, t reflect.Type, key string, at []string) error {
+	names := tableKeys(t)
+	where := ""
+	if len(at) > 0 {
+		where = " under " + strings.Join(at, ".")
+	}
+	if deeper := deeperKeys(tables, key, at); len(deeper) > 0 {
+		return fmt.Errorf("no key %q%s; did you mean %s?", key, where, strings.Join(deeper, " or "))
+	}
+	return fmt.Errorf("unknown key %q%s; allowed: %s%s", key, where, schema.List(names), schema.DidYouMean(key, names))
+}
+
+// deeperKeys lists the paths of the keys named key below the table at.
+func deeperKeys(tables []Table, key string, at []string) []string {
+	prefix := strings.Join(at, ".")
+	var out []string
+	for _, tb := range tables {
+		if prefix != "" && tb.Path != prefix && !strings.HasPrefix(tb.Path, prefix+".") {
+			continue
+		}
+		for _, k := range tb.Keys {
+			if k.Key == key && !slices.Contains(out, k.Path) {
+				out = append(out, k.Path)
+			}
+		}
+	}
+	return out
+}
+
+// keysOf lists table type t's keys.
+func tableKeys(t reflect.Type) []string {
+	fields, _ := schema.Fields(t)
+	names := make([]string, 0, len(fields))
+	for _, f := range fields {
+		names = append(names, f.Key)
+	}
+	return names
+}
+
 func hasKey(t reflect.Type, key string) bool {
 	fields, _ := schema.Fields(t)
 	for _, f := range fields {
@@ -113,6 +165,9 @@ func explainKey(k KeyDoc) string {
 			fmt.Fprintf(&b, "  %-8s %s\n", f[0]+":", f[1])
 		}
 	}
+	if k.Type == "duration" {
+		b.WriteString("  a string such as \"400ms\", \"30s\", \"5m\" or \"1h30m\"; a bare number is read as seconds\n  (5000 is 1h23m20s: write \"5000ms\"), and a warning says so\n")
+	}
 	return b.String()
 }
 
@@ -128,7 +183,15 @@ func explainTable(tables []Table, tb Table) string {
 		width = max(width, len(k.Key))
 	}
 	for _, k := range tb.Keys {
-		fmt.Fprintf(&b, "  %-*s  %s: %s\n", width, k.Key, k.Type, k.Meaning)
+		def := ""
+		switch k.Default {
+		case "":
+		case "required":
+			def = " (required)"
+		default:
+			def = " (default " + k.Default + ")"
+		}
+		fmt.Fprintf(&b, "  %-*s  %s: %s%s\n", width, k.Key, k.Type, k.Meaning, def)
 	}
 	return b.String()
 }

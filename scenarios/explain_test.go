@@ -36,6 +36,12 @@ func TestExplain(t *testing.T) {
 		"provider.limits.rmp": `unknown key "rmp" under provider.limits; allowed: rpm, itpm, otpm, tpm, rpd, tpd, window, burst, quantum, daily_reset, reserve, cache_reads_count, count_rejected, weights, spend_limit_usd, retry_after; did you mean "rpm"?`,
 		"wrkload":             `unknown key "wrkload"; allowed:`,
 		"duration.x":          `duration is a duration, not a table`,
+		// A key given at the wrong depth, or a misspelt table before a
+		// key, is named as the key it is, not taken as an element's name.
+		"workload.think":      `no key "think" under workload; did you mean workload.demand.think?`,
+		"workload.chat.think": `no key "think" under workload; did you mean workload.demand.think?`,
+		"provider.limitz.rpm": `unknown key "limitz" under provider; allowed: name, model, limits,`,
+		"workload.deman":      `did you mean "demand"?`,
 	} {
 		if _, err := Explain(path); err == nil || !strings.Contains(err.Error(), want) {
 			t.Errorf("Explain(%q): got %v, want %q", path, err, want)

@@ -2,10 +2,13 @@ package scenarios
 
 import (
 	"fmt"
+	"reflect"
 	"slices"
 	"strconv"
 
 	"github.com/headroom-sim/headroom/model"
+	"github.com/headroom-sim/headroom/scenarios/schema"
+	"github.com/headroom-sim/headroom/workloads"
 )
 
 // Warning is a default the scenario left in place that changes the answer:
@@ -110,8 +113,99 @@ func (s *Scenario) warningsOf(d *Scenario, c model.Config) []Warning {
 			add(at, "no max_tokens: the gateway reserves each request's max_output (4096 tokens unless the provider says otherwise) in weighted units at admission; give tokens.max_tokens, what the client sends")
 		}
 	}
+	out = append(out, s.demandWarnings(d)...)
+	out = append(out, s.bareDurations()...)
 	return out
 }
+
+// demandWarnings names the defaults of each workload's tree that a planner
+// may not know: an open-loop rate without unit is per minute, and a client
+// without retry behaves as the Anthropic Python SDK.
+func (s *Scenario) demandWarnings(d *Scenario) []Warning {
+	var out []Warning
+	add := func(path, msg string) {
+		out = append(out, Warning{File: s.file, Line: s.ix.Line(path), Key: displayKey(path, d.tree), Message: msg})
+	}
+	ws, _ := d.tree["workload"].([]map[string]any)
+	for i, w := range ws {
+		at := "workload[" + strconv.Itoa(i) + "]"
+		if dm, ok := w["demand"].(map[string]any); ok {
+			if _, ok := dm["unit"]; !ok {
+				for _, k := range []string{"rate", "hourly", "curve"} {
+					if _, ok := dm[k]; ok {
+						add(at+".demand."+k, fmt.Sprintf("no unit: %s is read in requests/min (the default unit); give demand.unit = \"requests/min\", \"requests/s\" or \"requests/hour\"", k))
+						break
+					}
+				}
+			}
+		}
+		cl, _ := w["client"].(map[string]any)
+		if _, ok := cl["retry"]; !ok {
+			add(at+".client", "no retry: the client retries as the Anthropic Python SDK does (retry = \"anthropic-python\": 3 attempts, Retry-After honoured up to 60s); for another SDK give client.retry = \"openai-python\", \"openai-node\", \"openai-go\", \"google-genai\" or \"none\"")
+		}
+	}
+	return out
+}
+
+// bareDurations names the durations the file writes as bare numbers, which
+// are seconds: ttft = 5000 is an 83-minute threshold, not 5 seconds.
+// Values from flags (--duration 10m arrives as 600) are not the file's
+// words and are left alone, as are a variant's set tables.
+func (s *Scenario) bareDurations() []Warning {
+	d := s
+	var out []Warning
+	var walk func(v any, t reflect.Type, path string)
+	walk = func(v any, t reflect.Type, path string) {
+		t = deref(t)
+		switch {
+		case t == durationType:
+			var n float64
+			switch x := v.(type) {
+			case int64:
+				n = float64(x)
+			case float64:
+				n = x
+			default:
+				return
+			}
+			if n == 0 {
+				return
+			}
+			num := strconv.FormatFloat(n, 'g', -1, 64)
+			out = append(out, Warning{File: s.file, Line: s.ix.Line(path), Key: displayKey(path, d.tree),
+				Message: fmt.Sprintf("a bare number is read as seconds: %s is %s; write \"%sms\" or \"%ss\" to say which", num, workloads.Duration(n), num, num)})
+		case t.Kind() == reflect.Slice && t.Elem().Kind() != reflect.Uint8:
+			switch xs := v.(type) {
+			case []map[string]any:
+				for i, x := range xs {
+					walk(x, t.Elem(), path+"["+strconv.Itoa(i)+"]")
+				}
+			case []any:
+				for i, x := range xs {
+					walk(x, t.Elem(), path+"["+strconv.Itoa(i)+"]")
+				}
+			}
+		case t.Kind() == reflect.Struct:
+			m, ok := v.(map[string]any)
+			if !ok {
+				return
+			}
+			fields, err := schema.Fields(t)
+			if err != nil {
+				return
+			}
+			for _, f := range fields {
+				if x, ok := m[f.Key]; ok {
+					walk(x, f.Type, schema.JoinPath(path, f.Key))
+				}
+			}
+		}
+	}
+	walk(map[string]any(d.tree), reflect.TypeFor[Scenario](), "")
+	return out
+}
+
+var durationType = reflect.TypeFor[workloads.Duration]()
 
 // reserves reports whether a provider charges max_tokens against an output
 // limit at admission.

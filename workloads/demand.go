@@ -40,9 +40,9 @@ const (
 // and may Repeat; Arrivals sets how bursty open-loop arrivals are.
 type DemandSpec struct {
 	Unit     string      `toml:"unit" enum:"requests/s|requests/min|requests/hour" noun:"unit" default:"requests/min" doc:"unit of rate, hourly and curve (open loop only)"`
-	Rate     float64     `toml:"rate" unit:"requests per unit" range:"[0,1e15]" doc:"open loop at a constant rate"`
-	Hourly   []float64   `toml:"hourly" unit:"requests per unit" range:"[0,1e15]" doc:"open loop, one rate per hour starting at from; not all zero, at most 1,000,000 points"`
-	Curve    []float64   `toml:"curve" unit:"requests per unit" range:"[0,1e15]" doc:"open loop, one rate per every starting at from; as hourly"`
+	Rate     float64     `toml:"rate" unit:"requests per unit (requests/min unless unit says otherwise)" range:"[0,1e15]" doc:"open loop at a constant rate"`
+	Hourly   []float64   `toml:"hourly" unit:"requests per unit (requests/min unless unit says otherwise)" range:"[0,1e15]" doc:"open loop, one rate per hour starting at from; not all zero, at most 1,000,000 points"`
+	Curve    []float64   `toml:"curve" unit:"requests per unit (requests/min unless unit says otherwise)" range:"[0,1e15]" doc:"open loop, one rate per every starting at from; as hourly"`
 	Every    Duration    `toml:"every" range:"[0s,366d]" doc:"spacing of the curve points (required with curve), e.g. \"15m\""`
 	From     Clock       `toml:"from" default:"00:00" doc:"clock time of the first hourly or curve point"`
 	Shape    string      `toml:"shape" enum:"step|linear" noun:"shape" default:"step" doc:"step: each point holds for one spacing; linear: rates are interpolated between points, the last holding for one spacing"`

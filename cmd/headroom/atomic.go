@@ -27,7 +27,7 @@ var errWriteInterrupted = errors.New("interrupted while writing the outputs; no 
 // user interrupts before commit, every temporary file is removed and no
 // target is touched.
 //
-// Targets are resolved as the README says (section 6.8): "-" is standard
+// Targets are resolved as report/RESULTS.md says (section 8.1): "-" is standard
 // output; a symbolic link is followed and the file it points to replaced
 // (the link stays); a character device or a named pipe is written
 // through, never replaced; a directory, a socket or a dangling link is

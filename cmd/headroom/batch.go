@@ -35,7 +35,7 @@ func (b *batchOptions) register(fs *pflag.FlagSet) {
 	fs.BoolVar(&b.shardFromEnv, "shard-from-env", false, "take the shard index from JOB_COMPLETION_INDEX (Kubernetes Indexed Job) or SLURM_ARRAY_TASK_ID (Slurm job array)")
 	fs.IntVar(&b.shards, "shards", 0, "the shard count `N` with --shard-from-env (a Slurm array also gives SLURM_ARRAY_TASK_COUNT)")
 	fs.StringVar(&b.part, "part", "", "with --shard: write this shard's part file to `FILE` ({shard} becomes the shard index)")
-	fs.BoolVar(&b.force, "force", false, "run even when the work or memory estimate is beyond its bound (see the README, reliability), and lift the bound on requests in flight at once")
+	fs.BoolVar(&b.force, "force", false, "run even when the work or memory estimate is beyond its bound (see model/RELIABILITY.md), and lift the bound on requests in flight at once")
 }
 
 // resolve checks the batch flags and returns the shard this process runs,

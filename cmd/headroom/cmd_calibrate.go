@@ -59,8 +59,8 @@ result files of vllm bench serve --save-result (with --save-detailed rows
 when present), GuideLLM's benchmark report, LLMPerf's summary and
 individual responses, and genai-perf's profile export (or AIPerf's
 per-request records); give every level's file. Each tool's metrics are
-converted to Headroom's (see the README: LLMPerf's inter-token latency, for
-one, includes the first token). With --target hosted (the default without
+converted to Headroom's (section 12 of scenarios/REFERENCE.md: LLMPerf's
+inter-token latency, for one, includes the first token). With --target hosted (the default without
 --gpu, --served-model or --kind) they fit a hosted API's latency model and
 print the [provider.latency] block; with --target cluster they become the
 measured steps of the step-model fit above (decode steps sized by Little's
@@ -91,7 +91,7 @@ type calibrateOptions struct {
 func cmdCalibrate(args []string, stdout, stderr io.Writer) error {
 	fs := newFlags("calibrate", calibrateUsage, stdout, stderr)
 	var o calibrateOptions
-	fs.StringVar(&o.format, "format", "", "input format, `splitwise|steps|vidur` (default: from the header)")
+	fs.StringVar(&o.format, "format", "", "input `FORMAT`: splitwise, steps or vidur (measured steps), or vllm, guidellm, llmperf or genai-perf (load-test results) (default: from the content)")
 	fs.StringVar(&o.model, "model", "", "Splitwise rows of this model `NAME` (e.g. llama2-70b)")
 	fs.StringVar(&o.hardware, "hardware", "", "Splitwise rows of this hardware `NAME` (e.g. h100-80gb)")
 	fs.IntVar(&o.tp, "tp", 0, "tensor parallelism `N`: selects Splitwise or vidur rows; for a step CSV, the GPUs the steps ran on (default 1)")

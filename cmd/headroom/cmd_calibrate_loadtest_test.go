@@ -3,6 +3,7 @@ package main
 import (
 	"os"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"testing"
 
@@ -61,6 +62,21 @@ func TestCalibrateLoadTestBadInput(t *testing.T) {
 		code, _, stderr := cli(t, c.args...)
 		if code != exitBadInput || !strings.Contains(stderr, c.want) {
 			t.Errorf("%v: exit %d, stderr %q, want %q", c.args, code, stderr, c.want)
+		}
+	}
+}
+
+// TestCalibrateWritesExamplesForm: the fitted latency block writes TPOT as
+// the examples do (mean), and --format's help lists every format it takes.
+func TestCalibrateWritesExamplesForm(t *testing.T) {
+	code, stdout, stderr := cli(t, "calibrate", "../../model/loadtest/testdata/vllm_rate4.json")
+	if code != exitOK || !strings.Contains(stdout, "tpot = { mean = ") || strings.Contains(stdout, "tpot = { base") {
+		t.Errorf("exit %d, stderr %q, stdout:\n%s", code, stderr, stdout)
+	}
+	_, stdout, _ = cli(t, "calibrate", "--help")
+	for _, f := range []string{"splitwise", "steps", "vidur", "vllm", "guidellm", "llmperf", "genai-perf"} {
+		if !regexp.MustCompile(`--format FORMAT .*\b` + f + `\b`).MatchString(stdout) {
+			t.Errorf("--format help lacks %s", f)
 		}
 	}
 }

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"io"
 
+	"github.com/headroom-sim/headroom/report"
 	"github.com/headroom-sim/headroom/scenarios"
 )
 
@@ -38,7 +39,7 @@ func cmdExplain(args []string, stdout, stderr io.Writer) error {
 	return nil
 }
 
-const schemaUsage = `Usage: headroom schema
+const schemaUsage = `Usage: headroom schema [--results | --plan]
 
 Prints a JSON Schema (draft-07) of the scenario format, written from the
 same definitions that check scenario files, for editors that check TOML
@@ -58,18 +59,38 @@ or in .taplo.toml beside your scenarios:
 What a schema cannot say (one demand mode, p95 above the median, routes to
 backends that exist) is checked by headroom validate.
 
+With --results it prints instead the JSON Schema (draft 2020-12) of the
+results files that run, compare, sweep and merge write with --json
+(schema ` + report.Schema + `), written from the results' Go types; the fields
+are explained in report/RESULTS.md. With --plan, the JSON Schema of the
+plans headroom plan writes with --json (schema ` + report.DecisionSchema + `).
+
 Examples:
   headroom schema > headroom.schema.json
+  headroom schema --results > headroom-results.schema.json
+  headroom schema --plan > headroom-plan.schema.json
 
 `
 
 func cmdSchema(args []string, stdout, stderr io.Writer) error {
 	fs := newFlags("schema", schemaUsage, stdout, stderr)
+	results := fs.Bool("results", false, "print the schema of results files ("+report.Schema+") instead of the scenario format's")
+	plan := fs.Bool("plan", false, "print the schema of plans ("+report.DecisionSchema+") instead of the scenario format's")
 	if err := parseFlags(fs, args); err != nil {
 		return err
 	}
 	if fs.NArg() > 0 {
 		return badInput("schema takes no arguments, got %d", fs.NArg())
+	}
+	switch {
+	case *results && *plan:
+		return badInput("schema: --results and --plan are two schemas; give one")
+	case *results:
+		_, err := stdout.Write(report.ResultsSchema())
+		return err
+	case *plan:
+		_, err := stdout.Write(report.PlanSchema())
+		return err
 	}
 	b, err := scenarios.JSONSchema()
 	if err != nil {

@@ -22,9 +22,14 @@ input and output noted, and the shared-prefix share when the trace has
 block hashes, sessions or prefix ids. It prints the fit's quality per
 quantity and the scenario to paste, or writes it with --write.
 
-Trace formats are those of [workload.demand] trace (see the README): azure,
+Trace formats are those of [workload.demand] trace (section 3 of
+scenarios/REFERENCE.md; headroom explain workload.demand.trace): azure,
 mooncake, burstgpt and servegen are detected from the first line; a csv or
-jsonl needs --format and --columns. Gzipped files are read directly. Each
+jsonl without --columns has them read off its header by their common
+names (timestamp, time, created_at; input_tokens, prompt_tokens,
+input_length; output_tokens, completion_tokens, output_length; tenant,
+model, session), and dates and times as the time, and fit says what it
+took; --format and --columns name them otherwise. Gzipped files are read directly. Each
 TRACE gives its own workloads; the flags apply to every one.
 
 Examples:
@@ -82,9 +87,12 @@ func cmdFit(args []string, stdout, stderr io.Writer) error {
 	for _, path := range fs.Args() {
 		s := spec
 		s.File = path
+		if err := o.guessColumns(&s, stdout); err != nil {
+			return err
+		}
 		f, err := workloads.FitTrace(s, opt)
 		if err != nil {
-			return fitError(path, err)
+			return o.fitError(path, err)
 		}
 		fits = append(fits, f)
 	}
@@ -146,13 +154,70 @@ func (o *fitOptions) traceSpec() (workloads.TraceSpec, workloads.FitOptions, err
 		return s, opt, badInput("--by %q: must be tenant, model or workload", o.by)
 	}
 	s.File = "TRACE"
-	if err := s.Validate(); err != nil {
+	v := s
+	if o.columns == "" && (o.format == "" || o.format == workloads.FormatCSV || o.format == workloads.FormatJSONL) {
+		// Each TRACE's columns are read off its header (guessColumns).
+		v.Columns = workloads.TraceColumns{Time: "t", Input: "i", Output: "o"}
+	}
+	if err := v.Validate(); err != nil {
 		return s, opt, badInput("%s", traceFlagWords(err))
 	}
 	if o.route == "" || strings.ContainsAny(o.route, "\"\n") {
 		return s, opt, badInput("--route %q: must be a backend name", o.route)
 	}
 	return s, opt, nil
+}
+
+// guessColumns names a csv or jsonl trace's columns from its header when
+// --columns is not given and the format is not one Headroom tells from
+// the first line (Azure, BurstGPT, Mooncake, ServeGen), and says on w
+// what it took.
+func (o *fitOptions) guessColumns(s *workloads.TraceSpec, w io.Writer) error {
+	if o.columns != "" {
+		return nil
+	}
+	switch o.format {
+	case "":
+		if _, err := workloads.DetectTraceFormat(s.File); err == nil {
+			return nil
+		}
+	case workloads.FormatCSV, workloads.FormatJSONL:
+	default:
+		return nil
+	}
+	g, err := workloads.GuessTraceColumns(s.File)
+	if err != nil {
+		return badInput("%s: %s; name them with --format %s --columns time=COLUMN,input=COLUMN,output=COLUMN", s.File, fitFlagWords(err.Error()), g.Format)
+	}
+	if o.format != "" {
+		g.Format = o.format
+	}
+	s.Format, s.Columns = g.Format, g.Columns
+	if o.timeUnit == "" {
+		s.TimeUnit = g.TimeUnit
+	}
+	if err := s.Validate(); err != nil {
+		return badInput("%s: %s", s.File, traceFlagWords(err))
+	}
+	flags := "--format " + g.Format + " --columns " + strings.Join(g.Taken, ",")
+	if s.TimeUnit == workloads.TimeDatetime && o.timeUnit == "" {
+		flags += fmt.Sprintf(" --time-unit datetime (its times are dates and times, such as %q)", g.Example)
+	}
+	_, err = fmt.Fprintf(w, "%s: no --columns given; read it as %s\n\n", s.File, flags)
+	return err
+}
+
+// fitFlagWords turns the words of a trace table ("set format = \"csv\" and
+// name its columns in columns = { ... }") into the flags of fit.
+func fitFlagWords(msg string) string {
+	return strings.NewReplacer(
+		`set format = "csv" and name its columns in columns = { time = ..., input = ..., output = ... }`, "give --format csv --columns time=COLUMN,input=COLUMN,output=COLUMN",
+		`set format = "jsonl" and name its fields in columns = { time = ..., input = ..., output = ... }`, "give --format jsonl --columns time=FIELD,input=FIELD,output=FIELD",
+		`needs columns = { time = "...", input = "...", output = "..." } naming its fields`, "needs --columns time=COLUMN,input=COLUMN,output=COLUMN",
+		"set format (", "give --format (",
+		"or set format to one of", "or give --format, one of",
+		"set time_unit", "give --time-unit",
+	).Replace(msg)
 }
 
 // traceFlagWords words a trace setting's error with the flag that sets it.
@@ -162,13 +227,19 @@ func traceFlagWords(err error) string {
 		return err.Error()
 	}
 	flag := "--" + strings.ReplaceAll(strings.SplitN(fe.Key, ".", 2)[0], "_", "-")
-	return flag + ": " + fe.Msg
+	return flag + ": " + fitFlagWords(fe.Msg)
 }
 
-// fitError marks trace problems as bad input.
-func fitError(path string, err error) error {
+// fitError marks trace problems as bad input, in the words of fit's
+// flags: a time that is not a number, without --time-unit, suggests
+// --time-unit datetime.
+func (o *fitOptions) fitError(path string, err error) error {
 	var te *workloads.TraceError
 	if errors.As(err, &te) {
+		te.Msg = fitFlagWords(te.Msg)
+		if o.timeUnit == "" && strings.Contains(te.Msg, "is not a number") && strings.Contains(te.Msg, "time ") {
+			te.Msg += "; if the times are dates and times, give --time-unit datetime (numbers are seconds unless --time-unit says ms, us or ns)"
+		}
 		return usageError{err}
 	}
 	return badInput("%s: %v", path, err)

@@ -88,7 +88,7 @@ func TestFitBadInput(t *testing.T) {
 		{[]string{"fit"}, "fit takes one or more TRACE files"},
 		{[]string{"fit", "nope.csv"}, "nope.csv: no such file"},
 		{[]string{"fit", bad, "--format", "csv", "--columns", "time=t,input=in,output=out"}, `bad.csv:3: column "in": "x" is not a whole number`},
-		{[]string{"fit", bad, "--format", "csv"}, "--columns: missing"},
+		{[]string{"fit", bad, "--format", "csv"}, "no column looks like the request's time, input, output (columns: t, in, out); name them with --format csv --columns"},
 		{[]string{"fit", bad, "--format", "csv", "--columns", "time=t,size=in"}, `unknown key "size"`},
 		{[]string{"fit", bad, "--by", "colour"}, "--by \"colour\""},
 		{[]string{"fit", bad, "--every", "0s"}, "--every"},
@@ -111,6 +111,42 @@ func TestFitHelp(t *testing.T) {
 	for _, flag := range []string{"--format", "--columns", "--every", "--by", "--write", "--where", "--workloads-only"} {
 		if !strings.Contains(stdout, flag) {
 			t.Errorf("fit --help does not mention %s", flag)
+		}
+	}
+}
+
+// TestFitGuessesColumnsAndSpeaksFlags: a CSV log with common header names
+// and ISO timestamps fits without --columns, and fit says which columns
+// and time unit it took, as flags; its errors name fit's flags, not the
+// keys of a scenario's trace table, and a date in a numeric time column
+// suggests --time-unit datetime.
+func TestFitGuessesColumnsAndSpeaksFlags(t *testing.T) {
+	dir := t.TempDir()
+	logCSV := filepath.Join(dir, "log.csv")
+	if err := os.WriteFile(logCSV, []byte("Timestamp,Prompt_Tokens,completion_tokens,user\n"+
+		"2025-03-01T09:00:00Z,1200,300,a\n2025-03-01T09:00:02Z,800,100,b\n2025-03-01T09:00:05Z,2000,400,a\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	code, stdout, stderr := cli(t, "fit", logCSV)
+	want := "read it as --format csv --columns time=Timestamp,input=Prompt_Tokens,output=completion_tokens --time-unit datetime"
+	if code != exitOK || !strings.Contains(stdout, want) || !strings.Contains(stdout, "3 requests over 5.0s") {
+		t.Errorf("exit %d, stderr %q, stdout:\n%s", code, stderr, stdout)
+	}
+	bad := filepath.Join(dir, "bad.csv")
+	if err := os.WriteFile(bad, []byte("a,b,c\n1,2,3\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{bad}, "no column looks like the request's time, input, output (columns: a, b, c); name them with --format csv --columns time=COLUMN,input=COLUMN,output=COLUMN"},
+		{[]string{logCSV, "--format", "csv", "--columns", "time=Timestamp"}, "--columns: missing; a csv trace needs --columns time=COLUMN,input=COLUMN,output=COLUMN"},
+		{[]string{logCSV, "--columns", "time=Timestamp,input=Prompt_Tokens,output=completion_tokens", "--format", "csv"}, `is not a number; if the times are dates and times, give --time-unit datetime`},
+	} {
+		code, _, stderr := cli(t, append([]string{"fit"}, c.args...)...)
+		if code != exitBadInput || !strings.Contains(stderr, c.want) || strings.Contains(stderr, "columns = {") {
+			t.Errorf("fit %v: exit %d, stderr %q, want %q", c.args, code, stderr, c.want)
 		}
 	}
 }

@@ -42,17 +42,28 @@ bisection; the others are enumerated, and candidates whose fixed and GPU
 cost alone exceed the best found are skipped. Every candidate runs
 plan.replications replications (default 5) with common random numbers and
 holds only at plan.confidence (default 95%); the winner is re-checked at
-plan.recheck replications.
+plan.recheck replications, running only those the search did not (the
+same configuration and seed measure the same).
 
 Prints the answer in one sentence, then the candidates with their cost and
 each constraint's value and margin, why the others failed, and what the
 search cost. Exit status 1 when nothing holds.
 
+Before it runs, the plan estimates its work: the simulations the search
+is expected to need (per choice of the knobs that are not monotone, a
+gallop and a bisection over the monotone one, at every replication; the
+re-check; the growth), each costing what its dearest candidate costs. A
+plan estimated past the bound (about 40 minutes of one core) or past 4 GB
+of memory is refused, naming what to reduce; so is, when it gets there, a
+search that runs past the bound after all. --force lifts both, and the
+bound on requests in flight at once. On a terminal, stderr shows the
+estimate and the simulations run.
+
 Examples:
   headroom plan                                       # the salespeople's cheapest hybrid
   headroom plan fleet-70b --json out/fleet.json       # and out/fleet.html
   headroom plan email-plan --write out/tier.toml      # the winning scenario, ready to run
-  headroom plan my.toml --set plan.replications=10 --workers 8
+  headroom plan my.toml --replications 10 --workers 8
   headroom plan my.toml --shard-from-env --shards 8 --part /out/plan-{shard}.json
 
 Flags:
@@ -69,9 +80,16 @@ type planOptions struct {
 	shardFromEnv                  bool
 	shards                        int
 	part                          string
+	force                         bool
+	replications                  int
 }
 
 func cmdPlan(args []string, stdout, stderr io.Writer) error {
+	return planCommand(args, stdout, stderr, defaultBounds)
+}
+
+// planCommand is headroom plan with the work bounds given.
+func planCommand(args []string, stdout, stderr io.Writer, bounds workBounds) error {
 	fs := newFlags("plan", planUsage, stdout, stderr)
 	var o planOptions
 	fs.StringVar(&o.jsonPath, "json", "", "write the plan as JSON to `FILE` (schema "+report.DecisionSchema+")")
@@ -86,6 +104,8 @@ func cmdPlan(args []string, stdout, stderr io.Writer) error {
 	fs.BoolVar(&o.shardFromEnv, "shard-from-env", false, "take the shard index from JOB_COMPLETION_INDEX (Kubernetes Indexed Job) or SLURM_ARRAY_TASK_ID (Slurm job array)")
 	fs.IntVar(&o.shards, "shards", 0, "the shard count `N` with --shard-from-env")
 	fs.StringVar(&o.part, "part", "", "with --shard: write this shard's part to `FILE` ({shard} becomes the shard index)")
+	fs.IntVar(&o.replications, "replications", 0, "run `N` replications per candidate (the same as --set plan.replications=N; the re-check defaults to 4 × N)")
+	fs.BoolVar(&o.force, "force", false, "plan even when the work or memory estimate is beyond its bound, and lift the bound on requests in flight at once")
 	if err := parseFlags(fs, args); err != nil {
 		return err
 	}
@@ -123,6 +143,12 @@ func cmdPlan(args []string, stdout, stderr io.Writer) error {
 	if fs.Changed("seed") {
 		sets = append(sets, scenarios.Override{Path: "seed", Value: int64(o.seed)})
 	}
+	if fs.Changed("replications") {
+		if o.replications < 1 {
+			return badInput("--replications N: N is how many replications each candidate runs (plan.replications), at least 1, got %d", o.replications)
+		}
+		sets = append(sets, scenarios.Override{Path: "plan.replications", Value: int64(o.replications)})
+	}
 	pr, err := plan.Compile(sc, sets)
 	if err != nil {
 		return err
@@ -132,8 +158,17 @@ func cmdPlan(args []string, stdout, stderr io.Writer) error {
 	if sh != nil {
 		opts.Shard, opts.Shards = sh.Index, sh.Count
 	}
-	if p := progressPrinter(stderr, o.quiet, batchEstimate{}); p != nil {
-		opts.Progress = func(n int) { fmt.Fprintf(stderr, "\rplanning… %d simulations", n) }
+	est := pr.Estimate(opts)
+	if err := checkPlanEstimate(est, bounds, o.force); err != nil {
+		return err
+	}
+	if !o.force {
+		opts.MaxEvents = bounds.events
+	} else {
+		opts.MaxInFlight = -1
+	}
+	if p := planProgress(stderr, o.quiet, est); p != nil {
+		opts.Progress = p
 		defer fmt.Fprint(stderr, "\r\033[K")
 	}
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
@@ -143,7 +178,7 @@ func cmdPlan(args []string, stdout, stderr io.Writer) error {
 		return fmt.Errorf("interrupted before the plan was done; no result files were written")
 	}
 	if err != nil {
-		return err
+		return planRunError(err)
 	}
 	if sh != nil {
 		part := shard.NewDecisionPart(d, *sh, shard.Hash(sc.Source()), pr.Base().Seed, o.sets)

@@ -10,6 +10,7 @@ import (
 	"testing"
 
 	"github.com/headroom-sim/headroom/report"
+	"github.com/headroom-sim/headroom/scenarios/plan"
 )
 
 // mmcScenario is an M/M/c queue (Poisson arrivals, exponential service of
@@ -245,5 +246,106 @@ name = "server"
 	}
 	if code, _, stderr := cli(t, "merge", filepath.Join(dir, "part-0.json")); code != exitBadInput || !strings.Contains(stderr, "missing shard 1 of 2") {
 		t.Errorf("one part of two: exit %d: %s", code, stderr)
+	}
+}
+
+// TestPlanRefusesBeyondWorkBound: a plan whose estimated work is past the
+// bound (10,000 requests/s for a day, each candidate some 1.7e9 events) is
+// refused before any simulation, exit 2, with what to reduce and --force.
+func TestPlanRefusesBeyondWorkBound(t *testing.T) {
+	file := writeScenario(t, mmcScenario(10000, 24, staffingPlan))
+	js := filepath.Join(t.TempDir(), "p.json")
+	code, stdout, stderr := cli(t, "plan", file, "--json", js)
+	if code != exitBadInput {
+		t.Fatalf("exit %d, want %d: %s", code, exitBadInput, stderr)
+	}
+	for _, want := range []string{"this plan would handle about", "simulations (", "for the search and the re-check, where an exhaustive search runs 24", "for the growth", "the bound is 1e+10 events", "plan.replications", "knobs' ranges", "--force"} {
+		if !strings.Contains(stderr, want) {
+			t.Errorf("stderr lacks %q:\n%s", want, stderr)
+		}
+	}
+	if stdout != "" {
+		t.Errorf("stdout: %s", stdout)
+	}
+	if _, err := os.Stat(js); err == nil {
+		t.Error("the refused plan wrote its JSON")
+	}
+}
+
+// TestPlanForce: with the bounds lowered below a small plan's estimate,
+// the plan is refused; --force runs it to its answer. A bound above the
+// estimate lets it run.
+func TestPlanForce(t *testing.T) {
+	file := writeScenario(t, mmcScenario(2.8, 2, staffingPlan))
+	var out, errb strings.Builder
+	err := planCommand([]string{file, "--workers", "2"}, &out, &errb, workBounds{events: 1000, bytes: maxBytes})
+	if err == nil || !strings.Contains(err.Error(), "--force") || !strings.Contains(err.Error(), "the bound is 1,000 events") {
+		t.Fatalf("under a bound of 1,000 events: %v", err)
+	}
+	if out.Len() != 0 {
+		t.Errorf("refused, yet printed %s", out.String())
+	}
+	for _, args := range [][]string{{file, "--workers", "2", "--force"}} {
+		out.Reset()
+		if err := planCommand(args, &out, &errb, workBounds{events: 1000, bytes: 1}); err != nil {
+			t.Fatalf("%v: %v", args, err)
+		}
+		if !strings.Contains(out.String(), "Cheapest that holds: servers=") {
+			t.Errorf("%v printed:\n%s", args, out.String())
+		}
+	}
+	err = planCommand([]string{file, "--workers", "2"}, &out, &errb, workBounds{events: maxEvents, bytes: 1})
+	if err == nil || !strings.Contains(err.Error(), "of memory") {
+		t.Errorf("under a bound of 1 byte: %v", err)
+	}
+}
+
+// TestPlanRunErrorWords: a plan stopped at its bound during the search
+// says how far it got and what to reduce.
+func TestPlanRunErrorWords(t *testing.T) {
+	err := planRunError(&plan.WorkBound{Bound: 1e10, Events: 9.9e9, Simulations: 1234})
+	for _, want := range []string{"stopped after 1,234 simulations", "1e+10 events", "no result files were written", "plan.replications", "--force"} {
+		if !strings.Contains(err.Error(), want) {
+			t.Errorf("%q lacks %q", err, want)
+		}
+	}
+}
+
+// TestPlanReplicationsFlag: --replications N is --set plan.replications=N,
+// and the winner's report summarises the busiest hour over the re-check.
+func TestPlanReplicationsFlag(t *testing.T) {
+	file := writeScenario(t, mmcScenario(2.8, 2, staffingPlan))
+	dir := t.TempDir()
+	took := regexp.MustCompile(`; [0-9.]+(ms|s)\.\n`)
+	var outs []string
+	for i, args := range [][]string{{"--replications", "3"}, {"--set", "plan.replications=3"}} {
+		js := filepath.Join(dir, fmt.Sprintf("p%d.json", i))
+		code, stdout, stderr := cli(t, append([]string{"plan", file, "--workers", "2", "--json", js, "--no-html"}, args...)...)
+		if code != exitOK {
+			t.Fatalf("%v: exit %d: %s", args, code, stderr)
+		}
+		b, err := os.ReadFile(js)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var d report.Decision
+		if err := json.Unmarshal(b, &d); err != nil {
+			t.Fatal(err)
+		}
+		if d.Settings.Replications != 3 || d.WinnerResults == nil || len(d.WinnerResults.Summary) != 1 {
+			t.Fatalf("%v: settings %+v", args, d.Settings)
+		}
+		if f, ok := d.WinnerResults.Summary[0].Figure("busiest_hour_ttft_p95_s"); !ok || f.N != d.Settings.Recheck {
+			t.Errorf("%v: busiest-hour TTFT p95 %+v, want over the %d re-check replications", args, f, d.Settings.Recheck)
+		}
+		// The same, but for the --set line under the title.
+		stdout = strings.Replace(stdout, "  --set plan.replications=3\n", "", 1)
+		outs = append(outs, took.ReplaceAllString(strings.ReplaceAll(stdout, js, "P.json"), "\n"))
+	}
+	if outs[0] != outs[1] {
+		t.Errorf("--replications 3:\n%s\n--set plan.replications=3:\n%s", outs[0], outs[1])
+	}
+	if code, _, stderr := cli(t, "plan", file, "--replications", "0"); code != exitBadInput || !strings.Contains(stderr, "--replications N") {
+		t.Errorf("--replications 0: exit %d, %s", code, stderr)
 	}
 }

@@ -25,7 +25,8 @@ FILE.json the HTML report is also written beside it, as FILE.html, unless
 A workload's demand can be a request log replayed record by record:
   [workload.demand]
   trace = { file = "requests.csv", format = "azure" }   # or mooncake, burstgpt, servegen, csv, jsonl
-with a window (from, to), speed, scale, loop and filters; see the README.
+with a window (from, to), speed, scale, loop and filters: see section 3 of
+scenarios/REFERENCE.md, or headroom explain workload.demand.trace.
 "headroom fit TRACE" writes a scenario whose workloads reproduce a log.
 
 Examples:
@@ -91,7 +92,7 @@ func cmdRun(args []string, stdout, stderr io.Writer) error {
 	} else if cfgs, err = sc.Configs(overrides); err != nil {
 		return err
 	}
-	warnings, err := scenarioWarnings(sc, overrides, o.strict, o.quiet, "", stderr)
+	warnings, err := scenarioWarnings(sc, overrides, o.strict, o.quiet || o.summaryShowsWarnings(), "", stderr)
 	if err != nil {
 		return err
 	}

@@ -24,9 +24,18 @@ the OpenAI (Chat Completions, Responses) and Anthropic (Messages) shapes,
 so a real client can be tested against the planned tier. The endpoints are
 the simulation, run in real time: limits, Retry-After and rate-limit
 headers, prompt caching, concurrency, outages, the gateway and GPU batching
-behave as "headroom run" simulates them. The session ends at the
-scenario's duration or on Ctrl-C; the results are then printed and
-written as run writes them.
+behave as "headroom run" simulates them.
+
+The scenario's workloads are not run: there is no background load, only
+your clients' requests reach the endpoints (each endpoint takes its
+answer lengths, SLO and priority from the workload sent to it).
+
+The session ends at the scenario's duration or on Ctrl-C; the results are
+then printed and written as run writes them. Ended early, they say so and
+are over the simulated time served ("Simulated 3m02s of 1h", "Cost $0.20
+over 3m02s"), not the whole duration. A client that disconnects fails as
+client_disconnected. The request log never holds an API key in clear: it
+writes "sk-…abcd" and a key_hash that tells keys apart.
 
 Examples:
   headroom serve my.toml --listen 127.0.0.1:8080
@@ -43,7 +52,7 @@ func cmdServe(args []string, stdout, stderr io.Writer) error {
 	jsonPath := fs.String("json", "", "write the session's results as JSON to `FILE` on exit (schema "+report.Schema+")")
 	htmlPath := fs.String("html", "", htmlHelp)
 	noHTML := fs.Bool("no-html", false, "do not write the HTML report beside the JSON")
-	logPath := fs.String("log", "", "append one JSON line per request to `FILE` (- for stderr)")
+	logPath := fs.String("log", "", "append one JSON line per request to `FILE` (- for stderr); API keys masked")
 	grace := fs.Duration("grace", 30*time.Second, "on shutdown, how long in-flight streams may take to finish before they are cut, `DURATION`")
 	maxBody := fs.Int64("max-body", 8<<20, "largest request body accepted, in `BYTES`")
 	seed := fs.Uint64("seed", 0, "random seed `N` (overrides the scenario's seed)")
@@ -110,6 +119,9 @@ func cmdServe(args []string, stdout, stderr io.Writer) error {
 	}
 	if !*quiet {
 		b := report.ServeBanner{Scenario: cfg.Name, URL: "http://" + ln.Addr().String(), Speed: *speed, DurationS: srv.Horizon(), LogPath: *logPath}
+		for _, w := range cfg.Workloads {
+			b.Workloads = append(b.Workloads, w.Name)
+		}
 		for _, e := range srv.Endpoints() {
 			b.Endpoints = append(b.Endpoints, report.ServeEndpoint{Name: e.Name, Kind: e.Kind, Model: e.Model, Keys: e.Keys})
 		}

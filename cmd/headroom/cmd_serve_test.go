@@ -21,6 +21,14 @@ func TestServeToTheHorizon(t *testing.T) {
 	if !strings.Contains(stdout, "serving") || !strings.Contains(stdout, "/api/v1") || !strings.Contains(stdout, "wrote "+out) {
 		t.Fatalf("stdout:\n%s", stdout)
 	}
+	// The banner says where, how fast, and that the scenario's own
+	// workload sends nothing.
+	for _, want := range []string{"on http://127.0.0.1:", "at 4x speed: the scenario's 2s lasts 500ms of wall time",
+		"no background load: the scenario's workload (chat) is not run; only your clients' requests reach these endpoints"} {
+		if !strings.Contains(stdout, want) {
+			t.Errorf("the banner does not say %q:\n%s", want, stdout)
+		}
+	}
 	b, err := os.ReadFile(out)
 	if err != nil {
 		t.Fatal(err)

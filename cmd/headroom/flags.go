@@ -8,6 +8,7 @@ import (
 	"os"
 	"os/signal"
 	"runtime"
+	"strings"
 	"syscall"
 
 	"github.com/spf13/pflag"
@@ -15,6 +16,7 @@ import (
 	"github.com/headroom-sim/headroom/model"
 	"github.com/headroom-sim/headroom/report"
 	"github.com/headroom-sim/headroom/report/shard"
+	"github.com/headroom-sim/headroom/scenarios/schema"
 	"github.com/headroom-sim/headroom/sim"
 	"github.com/headroom-sim/headroom/workloads"
 )
@@ -39,6 +41,14 @@ func parseFlags(fs *pflag.FlagSet, args []string) error {
 	if err := fs.Parse(args); err != nil {
 		if errors.Is(err, pflag.ErrHelp) {
 			return errHelp
+		}
+		if name, ok := strings.CutPrefix(err.Error(), "unknown flag: --"); ok {
+			var names []string
+			fs.VisitAll(func(f *pflag.Flag) { names = append(names, f.Name) })
+			if c, ok := schema.Suggest(name, names); ok {
+				return usageError{fmt.Errorf("%w (did you mean --%s?)", err, c)}
+			}
+			return usageError{fmt.Errorf("%w (see headroom %s --help for the flags)", err, fs.Name())}
 		}
 		return usageError{err}
 	}
@@ -104,6 +114,13 @@ type commonFlags struct {
 	strict   bool
 	workers  int
 	batch    batchOptions
+}
+
+// summaryShowsWarnings reports whether the terminal summary will list
+// the scenario's warnings, so that stderr need not repeat them: it is
+// printed unless -q, a --part, or an output written to stdout.
+func (c *commonFlags) summaryShowsWarnings() bool {
+	return !c.quiet && c.batch.part == "" && c.jsonPath != stdoutName && c.csvDir != stdoutName && c.htmlPath != stdoutName
 }
 
 // register adds the shared flags to fs, with the command's help texts for

@@ -60,8 +60,9 @@ func strictFlag(fs *pflag.FlagSet, p *bool) {
 }
 
 // scenarioWarnings returns the scenario's warnings (defaults that change
-// the answer) for the report, printed on stderr unless quiet; with strict
-// they are bad input instead. prefix goes before each key (compare names
+// the answer) for the report, printed on stderr unless quiet (-q, or the
+// terminal summary lists them); with strict they are printed and are bad
+// input instead. prefix goes before each key (compare names
 // the file).
 func scenarioWarnings(sc *scenarios.Scenario, overrides []scenarios.Override, strict, quiet bool, prefix string, stderr io.Writer) ([]report.Warning, error) {
 	ws, err := sc.Warnings(overrides)

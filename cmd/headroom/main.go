@@ -139,7 +139,7 @@ func run(args []string, stdout, stderr io.Writer) int {
 	default:
 		c, ok := lookup(name)
 		if !ok {
-			fmt.Fprintf(stderr, "headroom: unknown command %q%s\n\n%s", name, didYouMean(name), topUsage)
+			fmt.Fprintf(stderr, "headroom: unknown command %q%s; headroom help lists the commands\n", name, didYouMean(name))
 			return exitBadInput
 		}
 		err = c.run(args[1:], stdout, stderr)
@@ -230,7 +230,14 @@ func exitStatus(err error, stderr io.Writer) int {
 	if err == errHelp {
 		return exitOK
 	}
-	fmt.Fprintf(stderr, "headroom: %v\n", err)
+	// One problem a line, each marked as headroom's (a scenario's errors
+	// come several at once); indented lines continue the one above.
+	for _, line := range strings.Split(err.Error(), "\n") {
+		if line != "" && line[0] != ' ' && line[0] != '\t' {
+			line = "headroom: " + line
+		}
+		fmt.Fprintln(stderr, line)
+	}
 	if isBadInput(err) {
 		return exitBadInput
 	}

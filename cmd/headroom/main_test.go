@@ -109,7 +109,8 @@ func TestRunNothingOffered(t *testing.T) {
 name = "chat"
 route = "api"
 tokens = { input = 1000, output = 100 }
-demand = { hourly = [0, 0, 0, 0, 0, 0, 0, 0, 0, 10, 10, 10, 10, 10, 10, 10, 10, 0, 0, 0, 0, 0, 0, 0] }
+demand = { unit = "requests/min", hourly = [0, 0, 0, 0, 0, 0, 0, 0, 0, 10, 10, 10, 10, 10, 10, 10, 10, 0, 0, 0, 0, 0, 0, 0] }
+client = { retry = "anthropic-python" }
 
 [[provider]]
 name = "api"

@@ -18,7 +18,7 @@ const (
 	maxEvents = 1e10
 	// maxBytes bounds a batch's estimated peak memory.
 	maxBytes = 4 << 30
-	// nsPerEvent is about what one event costs (README, section 9: 165 to
+	// nsPerEvent is about what one event costs (model/PERFORMANCE.md: 165 to
 	// 260 ns per request of two or three events), for the time estimate.
 	nsPerEvent = 250
 	// resultBytesPerInterval is what one interval of a kept result costs.

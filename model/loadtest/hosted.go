@@ -138,7 +138,33 @@ func FitHosted(levels []Level) (*HostedFit, error) {
 		f.Levels = append(f.Levels, c)
 	}
 	f.loadNote(levels)
+	f.errorNote()
 	return f, nil
+}
+
+// errorNote states how far the one fitted model is from the measured
+// TTFT means when it was fitted across several levels.
+func (f *HostedFit) errorNote() {
+	worst, at, n := 0.0, -1, 0
+	for i, c := range f.Levels {
+		if !(c.TTFTMean > 0) || math.IsNaN(c.TTFTMeanFit) {
+			continue
+		}
+		n++
+		if e := math.Abs(c.TTFTMeanFit/c.TTFTMean - 1); e > worst {
+			worst, at = e, i
+		}
+	}
+	if n < 2 || at < 0 {
+		return
+	}
+	c := f.Levels[at]
+	msg := fmt.Sprintf("one latency model fitted across all %d load levels: its TTFT mean is off by up to %+.0f%% (%s, %s)",
+		n, 100*(c.TTFTMeanFit/c.TTFTMean-1), c.File, c.Label)
+	if worst > 0.25 {
+		msg += "; the latency depends on the load, so give only the file of the load you will run (the lightest, for the API's own latency)"
+	}
+	f.Notes = append(f.Notes, msg)
 }
 
 // loadNote warns when latency grows with the load across levels.

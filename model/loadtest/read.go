@@ -2,6 +2,7 @@ package loadtest
 
 import (
 	"bytes"
+	"cmp"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -18,8 +19,11 @@ const maxFile = 1 << 30
 
 // ReadFiles reads load-test result files; tool names their tool ("" to
 // tell it from each file's content, see Detect). An LLMPerf run's two
-// files, given both, give one level.
+// files, given both, give one level. Levels come in the natural order of
+// the paths (rate1, rate4, rate16), whatever order a shell glob gave.
 func ReadFiles(paths []string, tool string) ([]Level, error) {
+	paths = slices.Clone(paths)
+	slices.SortStableFunc(paths, NaturalCompare)
 	switch tool {
 	case "", ToolVLLM, ToolGuideLLM, ToolLLMPerf, ToolGenAI:
 	default:
@@ -192,4 +196,36 @@ func detect(d *doc) (int, error) {
 		keys = keys[:8]
 	}
 	return 0, &Error{File: d.file, Msg: fmt.Sprintf("cannot tell which load tester wrote it (keys %s…); expected vllm bench serve --save-result JSON, a GuideLLM report, LLMPerf's summary or individual responses, or a genai-perf profile export (its summary or the raw profile_export.json)", strings.Join(keys, ", "))}
+}
+
+// NaturalCompare orders strings as people number files: runs of digits
+// compare by value, so "rate4" comes before "rate16".
+func NaturalCompare(a, b string) int {
+	for a != "" && b != "" {
+		da, db := digitRun(a), digitRun(b)
+		if da > 0 && db > 0 {
+			na, nb := strings.TrimLeft(a[:da], "0"), strings.TrimLeft(b[:db], "0")
+			if c := cmp.Compare(len(na), len(nb)); c != 0 {
+				return c
+			}
+			if c := strings.Compare(na, nb); c != 0 {
+				return c
+			}
+			a, b = a[da:], b[db:]
+			continue
+		}
+		if a[0] != b[0] {
+			return cmp.Compare(a[0], b[0])
+		}
+		a, b = a[1:], b[1:]
+	}
+	return cmp.Compare(len(a), len(b))
+}
+
+func digitRun(s string) int {
+	n := 0
+	for n < len(s) && s[n] >= '0' && s[n] <= '9' {
+		n++
+	}
+	return n
 }

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"math"
 	"sort"
+	"strings"
 
 	"github.com/headroom-sim/headroom/model/perf"
 )
@@ -35,6 +36,13 @@ func StepMeasurements(levels []Level) ([]perf.Measurement, []string) {
 	}
 	var lows []cand
 	for _, l := range levels {
+		if math.IsNaN(l.E2E.Mean) && l.TTFT.Mean > 0 && l.TPOT.Mean > 0 && l.MeanOutput >= 1 {
+			// vLLM's bench saves no e2el unless --percentile-metrics
+			// names it; its TPOT is (e2el − ttft)/(output − 1).
+			l.E2E.Mean = l.TTFT.Mean + l.TPOT.Mean*(l.MeanOutput-1)
+			notes = append(notes, fmt.Sprintf("%s (%s): no E2E in the file; taken as TTFT + TPOT × (output − 1) = %.4g s from the means (an approximation when outputs vary; %s)",
+				l.File, l.Label, l.E2E.Mean, e2eHint(l.Tool)))
+		}
 		decode := l.E2E.Mean - l.TTFT.Mean
 		b := math.NaN()
 		switch {
@@ -44,7 +52,7 @@ func StepMeasurements(levels []Level) ([]perf.Measurement, []string) {
 			b = l.Concurrency * decode / l.E2E.Mean
 		}
 		if math.IsNaN(b) || math.IsNaN(l.TPOT.Mean) || !(l.TPOT.Mean > 0) || math.IsNaN(l.MeanInput) || math.IsNaN(l.MeanOutput) {
-			notes = append(notes, fmt.Sprintf("%s (%s): not enough figures for a decode step (need TPOT, E2E, TTFT, tokens and throughput or concurrency)", l.File, l.Label))
+			notes = append(notes, fmt.Sprintf("%s (%s): not enough figures for a decode step: %s", l.File, l.Label, missingFigures(l)))
 			continue
 		}
 		n := max(1, int(math.Round(b)))
@@ -90,4 +98,41 @@ func StepMeasurements(levels []Level) ([]perf.Measurement, []string) {
 func prefillStep(tokens int, seconds float64, label string) perf.Measurement {
 	return perf.Measurement{Batch: perf.Batch{Prefill: tokens, PrefillSeqs: 1, Context: float64(tokens), PrefillContext: float64(tokens)},
 		Seconds: seconds, Label: label}
+}
+
+// missingFigures names what a level lacks for a decode step, and how to
+// get it from the tool.
+func missingFigures(l Level) string {
+	var miss []string
+	if !(l.TPOT.Mean > 0) {
+		miss = append(miss, "mean TPOT")
+	}
+	if math.IsNaN(l.E2E.Mean) {
+		miss = append(miss, "mean E2E")
+	}
+	if math.IsNaN(l.TTFT.Mean) {
+		miss = append(miss, "mean TTFT")
+	}
+	if math.IsNaN(l.MeanInput) || math.IsNaN(l.MeanOutput) {
+		miss = append(miss, "input and output tokens")
+	}
+	if !(l.Throughput > 0) && !(l.Concurrency > 0) {
+		miss = append(miss, "throughput or concurrency")
+	}
+	if len(miss) == 0 {
+		return "E2E is not above TTFT"
+	}
+	s := "no " + strings.Join(miss, ", ")
+	if math.IsNaN(l.E2E.Mean) || !(l.TPOT.Mean > 0) || math.IsNaN(l.TTFT.Mean) {
+		s += " (" + e2eHint(l.Tool) + ")"
+	}
+	return s
+}
+
+// e2eHint says how to make a tool save the latencies a decode step needs.
+func e2eHint(tool string) string {
+	if tool == ToolVLLM {
+		return "run vllm bench serve with --percentile-metrics ttft,tpot,itl,e2el to save them"
+	}
+	return "save TTFT, TPOT and end-to-end latency in the results"
 }

@@ -10,7 +10,7 @@ import (
 
 // The default roofline against the measurements in the public data it
 // was fitted to (vidur: the efficiencies and per-layer cost; Splitwise: the
-// collective latency only). Run with -v for the README's table.
+// collective latency only). Run with -v for the table in model/CHECKS.md.
 func TestValidationSharedData(t *testing.T) {
 	var b strings.Builder
 	b.WriteString("| Data | Setup | Points | Median error | Worst error | Mean signed error |\n|---|---|---|---|---|---|\n")

@@ -218,7 +218,7 @@ func (s *Server) batchCreate(w http.ResponseWriter, r *http.Request) {
 		Metadata         map[string]string `json:"metadata"`
 	}
 	if err := json.Unmarshal(body, &req); err != nil {
-		s.batchFail(w, r, badRequest("", "expected {\"input_file_id\", \"endpoint\", \"completion_window\"}: %v", err))
+		s.batchFail(w, r, badRequest(jsonError("", err).param, "expected {\"input_file_id\", \"endpoint\", \"completion_window\"}: %s", jsonError("", err).msg))
 		return
 	}
 	api, ok := map[string]API{"/v1/chat/completions": APIChat, "/v1/responses": APIResponses}[req.Endpoint]
@@ -249,7 +249,7 @@ func (s *Server) batchCreate(w http.ResponseWriter, r *http.Request) {
 		}
 		var ln batchLine
 		if err := json.Unmarshal(text, &ln); err != nil {
-			s.batchFail(w, r, badRequest("input_file_id", "%s line %d: not a batch request {\"custom_id\", \"method\", \"url\", \"body\"}: %v", f.name, n, err))
+			s.batchFail(w, r, badRequest("input_file_id", "%s line %d: not a batch request {\"custom_id\", \"method\", \"url\", \"body\"}: %s", f.name, n, jsonError("", err).msg))
 			return
 		}
 		if ln.URL != req.Endpoint || ln.Method != "POST" || ln.CustomID == "" || seen[ln.CustomID] {
@@ -346,7 +346,7 @@ func (s *Server) batchItem(r *http.Request, api API, customID string, body json.
 	key := apiKey(r)
 	wl, err := s.live.Resolve(epi, key)
 	if err != nil {
-		return nil, &apiError{status: 401, kind: "authentication_error", code: "invalid_api_key", msg: err.Error()}
+		return nil, &apiError{status: 401, kind: "authentication_error", code: "invalid_api_key", msg: keyRefused(err, key)}
 	}
 	if p.maxTokens > ep.MaxOutput {
 		return nil, badRequest("max_tokens", "max_tokens is too large: %d. %s supports at most %d output tokens", p.maxTokens, ep.Name, ep.MaxOutput)

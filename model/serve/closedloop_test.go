@@ -111,7 +111,7 @@ func arrivalTimes(t *testing.T, cfg hmodel.Config) []float64 {
 
 // attempt is one HTTP request as the server's log has it.
 type attempt struct {
-	Key        string  `json:"key"`
+	KeyHash    string  `json:"key_hash"` // the key itself is masked
 	Status     int     `json:"status"`
 	At         float64 `json:"arrived_sim_s"`
 	Lag        float64 `json:"lag_ms"`
@@ -136,6 +136,12 @@ func (w *syncBuffer) Write(p []byte) (int, error) {
 	w.mu.Lock()
 	defer w.mu.Unlock()
 	return w.b.Write(p)
+}
+
+func (w *syncBuffer) String() string {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	return w.b.String()
 }
 
 // liveLoop sends every arrival of the scenario through send, with API key
@@ -170,15 +176,19 @@ func liveLoop(t *testing.T, toml string, send func(url, key string) error) *sess
 			se.counts.failed++
 		}
 	}
+	byHash := map[string]int{}
+	for i := range arr {
+		byHash[keyHash("r"+strconv.Itoa(i))] = i
+	}
 	sc := bufio.NewScanner(bytes.NewReader(log.b.Bytes()))
 	for sc.Scan() {
 		var a attempt
 		if err := json.Unmarshal(sc.Bytes(), &a); err != nil {
 			t.Fatalf("request log: %v: %s", err, sc.Bytes())
 		}
-		i, err := strconv.Atoi(strings.TrimPrefix(a.Key, "r"))
-		if err != nil || i < 0 || i >= len(arr) || a.Key != "r"+strconv.Itoa(i) {
-			t.Fatalf("request log: a request with key %q, not one the test sent", a.Key)
+		i, found := byHash[a.KeyHash]
+		if !found {
+			t.Fatalf("request log: a request with key hash %q, not one the test sent", a.KeyHash)
 		}
 		se.reqs[i] = append(se.reqs[i], a)
 		if a.Status != 200 {

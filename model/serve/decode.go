@@ -3,7 +3,6 @@ package serve
 import (
 	"bytes"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"hash"
 	"hash/fnv"
@@ -126,20 +125,12 @@ func decode(api API, body []byte) (*prompt, error) {
 	return p, nil
 }
 
-// strict unmarshals a JSON object, turning decoder errors into located
-// messages.
+// strict unmarshals a JSON object, turning decoder errors into messages
+// that name the field and what it must be (jsonerr.go).
 func strict(body []byte, v any) error {
 	dec := json.NewDecoder(bytes.NewReader(body))
 	if err := dec.Decode(v); err != nil {
-		var te *json.UnmarshalTypeError
-		var se *json.SyntaxError
-		switch {
-		case errors.As(err, &te):
-			return badRequest(te.Field, "%s: expected %s, got a JSON %s", fieldName(te.Field), te.Type, te.Value)
-		case errors.As(err, &se):
-			return badRequest("", "the body is not valid JSON: %v (at byte %d)", se, se.Offset)
-		}
-		return badRequest("", "the body is not valid JSON: %v", err)
+		return jsonError("", err)
 	}
 	if dec.More() {
 		return badRequest("", "the body has data after its JSON object")
@@ -270,19 +261,19 @@ func contentTokens(t *tally, c json.RawMessage, at string, required bool) error 
 	case '"':
 		var str string
 		if err := json.Unmarshal(s, &str); err != nil {
-			return badRequest(at, "%s: %v", at, err)
+			return jsonError(at, err)
 		}
 		t.text(str)
 		return nil
 	case '[':
 		var parts []json.RawMessage
 		if err := json.Unmarshal(s, &parts); err != nil {
-			return badRequest(at, "%s: %v", at, err)
+			return badRequest(at, "%s must be a string or an array of content parts", at)
 		}
 		for j, raw := range parts {
 			var part contentPart
 			if err := json.Unmarshal(raw, &part); err != nil {
-				return badRequest(fmt.Sprintf("%s[%d]", at, j), "%s[%d] must be an object with a type: %v", at, j, err)
+				return partError(fmt.Sprintf("%s[%d]", at, j), err, "an object with a type and, for text, a text")
 			}
 			switch part.Type {
 			case "text", "input_text", "output_text":
@@ -307,7 +298,7 @@ func stopsOf(raw json.RawMessage) ([]string, error) {
 	if s[0] == '"' {
 		var one string
 		if err := json.Unmarshal(s, &one); err != nil {
-			return nil, badRequest("stop", "stop: %v", err)
+			return nil, jsonError("stop", err)
 		}
 		return []string{one}, nil
 	}
@@ -366,14 +357,14 @@ func decodeResponses(body []byte) (*prompt, error) {
 	case in[0] == '"':
 		var s string
 		if err := json.Unmarshal(in, &s); err != nil {
-			return nil, badRequest("input", "input: %v", err)
+			return nil, jsonError("input", err)
 		}
 		t.tokens += tokensPerMessage
 		t.text(s)
 	case in[0] == '[':
 		var items []json.RawMessage
 		if err := json.Unmarshal(in, &items); err != nil {
-			return nil, badRequest("input", "input: %v", err)
+			return nil, badRequest("input", "input must be a string or an array of input items")
 		}
 		if len(items) == 0 {
 			return nil, badRequest("input", "input: at least one item is required")
@@ -383,7 +374,7 @@ func decodeResponses(body []byte) (*prompt, error) {
 			at := fmt.Sprintf("input[%d]", i)
 			var it responseItem
 			if err := json.Unmarshal(raw, &it); err != nil {
-				return nil, badRequest(at, "%s must be an object: %v", at, err)
+				return nil, partError(at, err, "an object with a role and a content")
 			}
 			t.tokens += tokensPerMessage
 			if it.Type != "" && it.Type != "message" {
@@ -471,7 +462,7 @@ func decodeMessages(body []byte) (*prompt, error) {
 	case sys[0] == '"':
 		var s string
 		if err := json.Unmarshal(sys, &s); err != nil {
-			return nil, badRequest("system", "system: %v", err)
+			return nil, jsonError("system", err)
 		}
 		t.text(s)
 	case sys[0] == '[':
@@ -495,7 +486,7 @@ func decodeMessages(body []byte) (*prompt, error) {
 		case c[0] == '"':
 			var s string
 			if err := json.Unmarshal(c, &s); err != nil {
-				return nil, badRequest(at+".content", "%s.content: %v", at, err)
+				return nil, jsonError(at+".content", err)
 			}
 			t.text(s)
 		case c[0] == '[':
@@ -516,12 +507,12 @@ func decodeMessages(body []byte) (*prompt, error) {
 func blockTokens(t *tally, raw json.RawMessage, at string, mark func()) error {
 	var blocks []json.RawMessage
 	if err := json.Unmarshal(raw, &blocks); err != nil {
-		return badRequest(at, "%s must be an array of content blocks: %v", at, err)
+		return badRequest(at, "%s must be an array of content blocks", at)
 	}
 	for j, b := range blocks {
 		var part contentPart
 		if err := json.Unmarshal(b, &part); err != nil {
-			return badRequest(fmt.Sprintf("%s[%d]", at, j), "%s[%d] must be an object with a type: %v", at, j, err)
+			return partError(fmt.Sprintf("%s[%d]", at, j), err, "an object with a type and, for text, a text")
 		}
 		switch part.Type {
 		case "text":

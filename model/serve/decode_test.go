@@ -115,6 +115,9 @@ func FuzzDecode(f *testing.F) {
 			if !errors.As(err, &ae) || ae.status != 400 || ae.msg == "" {
 				t.Fatalf("decode error %v is not a 400 with a message", err)
 			}
+			if g := goWords(ae.msg, string(body)); g != "" {
+				t.Fatalf("decode error %q shows Go's %q", ae.msg, g)
+			}
 			return
 		}
 		if p.model == "" || p.input < 1 || p.prefixTokens < 0 || p.prefixTokens > p.input || p.maxTokens < 0 || len(p.stops) > maxStops {

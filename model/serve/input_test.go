@@ -154,7 +154,8 @@ max_streams = 1
 // TestDisconnectReleasesStream: a client that goes away mid-stream gives
 // its gateway stream slot back, so the next client is admitted.
 func TestDisconnectReleasesStream(t *testing.T) {
-	s := start(t, gatewayed, Options{Speed: 1})
+	var log syncBuffer
+	s := start(t, gatewayed, Options{Speed: 1, Log: &log})
 	chat := s.URL + "/v1/chat/completions"
 	body := `{"model":"sonnet","stream":true,"max_tokens":500,"messages":[{"role":"user","content":"x"}]}`
 	ctx, cancel := context.WithCancel(context.Background())
@@ -187,6 +188,24 @@ func TestDisconnectReleasesStream(t *testing.T) {
 	}
 	if m["headroom_http_in_flight"].sum() != 0 {
 		t.Fatal("a handler is still in flight")
+	}
+	// Its own reason, not a timeout: in the metrics, the log and the results.
+	if v := m["headroom_refusals_total"].sum("reason", "client_disconnected"); v != 1 {
+		t.Fatalf("refusals by client_disconnected %v, want 1: %v", v, m["headroom_refusals_total"].samples)
+	}
+	if v := m["headroom_refusals_total"].sum("reason", "timeout"); v != 0 {
+		t.Fatalf("a disconnect counted as a timeout in the metrics: %v", v)
+	}
+	s.ts.Close()
+	if !strings.Contains(log.String(), `"status":499`) || !strings.Contains(log.String(), `"reason":"client_disconnected"`) {
+		t.Fatalf("the request log does not say the client disconnected:\n%s", log.String())
+	}
+	res := s.Stop()
+	if f := res.Summary.Requests.FailedBy; f["client_disconnected"] != 1 || f["timeout"] != 0 {
+		t.Fatalf("results fail the disconnected request as %v, want client_disconnected 1", f)
+	}
+	if rj := res.Summary.Attempts.Rejected; rj["client_disconnected"] != 1 || rj["timeout"] != 0 {
+		t.Fatalf("results count the disconnected attempt as %v", rj)
 	}
 }
 
@@ -268,4 +287,65 @@ func tail(s string, n int) string {
 		return s[len(s)-n:]
 	}
 	return s
+}
+
+// slowRoute falls back from a slow hosted API to a GPU pool.
+const slowRoute = `
+name = "slow route"
+duration = "1h"
+[[workload]]
+name = "chat"
+route = "main"
+tokens = { input = 50, output = 20 }
+demand = { rate = 1 }
+
+[[provider]]
+name = "api"
+latency = { ttft = { base = "5s" } }
+
+[[cluster]]
+name = "pool"
+replicas = 1
+  [cluster.step]
+  kind = "table"
+  batches = [1, 64]
+  times = ["10ms", "20ms"]
+  [cluster.kv]
+  blocks = 100000
+
+[[route]]
+name = "main"
+targets = ["api", "pool"]
+`
+
+// TestDisconnectEndsTheRequest: a client that goes away while a route's
+// first target serves it ends the request there: it is not sent on to
+// the route's next target (nobody would read the answer) and does not
+// cool the target down.
+func TestDisconnectEndsTheRequest(t *testing.T) {
+	s := start(t, slowRoute, Options{Speed: 1})
+	ctx, cancel := context.WithTimeout(context.Background(), 300*time.Millisecond)
+	defer cancel()
+	body := `{"model":"main","stream":true,"max_tokens":20,"messages":[{"role":"user","content":"x"}]}`
+	req, _ := http.NewRequestWithContext(ctx, "POST", s.URL+"/v1/chat/completions", strings.NewReader(body))
+	if resp, err := http.DefaultClient.Do(req); err == nil {
+		io.Copy(io.Discard, resp.Body)
+		resp.Body.Close()
+	}
+	if !waitFor(2*time.Second, func() bool { return s.scrape(t)["headroom_requests_total"].sum("code", "499") == 1 }) {
+		t.Fatal("the disconnect was not seen")
+	}
+	time.Sleep(100 * time.Millisecond) // the pool would have admitted it within an iteration
+	res := s.Stop()
+	for _, b := range res.Backends {
+		if b.Name == "pool" && b.Attempts != 0 {
+			t.Fatalf("the pool got %d attempts after the client left the api", b.Attempts)
+		}
+	}
+	if len(res.Routes) != 1 || res.Routes[0].Fallbacks != 0 {
+		t.Fatalf("route results %+v: the disconnected request fell back", res.Routes)
+	}
+	if f := res.Summary.Requests.FailedBy; f["client_disconnected"] != 1 {
+		t.Fatalf("failed by %v, want client_disconnected 1", f)
+	}
 }

@@ -1,6 +1,7 @@
 package serve
 
 import (
+	"math"
 	"strconv"
 	"time"
 
@@ -125,5 +126,9 @@ func (m *metrics) completed(endpoint string, u *model.LiveUsage, late time.Durat
 	m.tokens.WithLabelValues(endpoint, "cache_read").Add(float64(u.CacheRead))
 	m.tokens.WithLabelValues(endpoint, "cache_write").Add(float64(u.CacheWrite))
 	m.overhead.Observe(max(0, late.Seconds()))
-	m.ttft.WithLabelValues(endpoint).Observe(u.TTFT)
+	m.ttft.WithLabelValues(endpoint).Observe(toNanos(u.TTFT))
 }
+
+// toNanos rounds simulated seconds to the nanosecond, dropping the float
+// error of a difference of times (0.020000000000000018 is 0.02).
+func toNanos(s float64) float64 { return math.Round(s*1e9) / 1e9 }

@@ -372,7 +372,7 @@ func (s *Server) handle(w http.ResponseWriter, r *http.Request) {
 	}
 	wl, err := s.live.Resolve(epi, q.key)
 	if err != nil {
-		q.fail(&apiError{status: 401, kind: "authentication_error", code: "invalid_api_key", msg: err.Error()})
+		q.fail(&apiError{status: 401, kind: "authentication_error", code: "invalid_api_key", msg: keyRefused(err, q.key)})
 		return
 	}
 	if p.maxTokens > ep.MaxOutput {
@@ -575,6 +575,7 @@ func (q *request) abandon(tag uint64) {
 	}
 	q.status, q.reason = 499, "client_disconnected"
 	q.s.m.record(q.endpoint, q.api, 499)
+	q.s.m.refused.WithLabelValues(q.endpoint, "client_disconnected").Inc()
 	q.logLine(nil)
 }
 
@@ -728,7 +729,7 @@ func (q *request) logLine(u *model.LiveUsage) {
 		return
 	}
 	attrs := []slog.Attr{slog.String("id", "req_"+q.id), slog.String("api", q.api.String()), slog.String("path", q.r.URL.Path),
-		slog.String("endpoint", q.endpoint), slog.String("key", q.key), slog.Int("status", q.status),
+		slog.String("endpoint", q.endpoint), slog.String("key", maskKey(q.key)), slog.String("key_hash", keyHash(q.key)), slog.Int("status", q.status),
 		slog.Float64("wall_s", time.Since(q.t0).Seconds())}
 	if q.p != nil {
 		attrs = append(attrs, slog.Bool("stream", q.p.stream), slog.Int("input_tokens", q.p.input), slog.Int("max_tokens", q.p.maxTokens))

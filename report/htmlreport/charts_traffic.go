@@ -2,6 +2,7 @@ package htmlreport
 
 import (
 	"math"
+	"slices"
 	"strings"
 
 	"github.com/go-echarts/go-echarts/v2/charts"
@@ -163,7 +164,7 @@ func demandChart(t timeline) (chartView, error) {
 		}
 		c.AddSeries(t.label(r, "completed"), completed[i], lineOpts(marks...)...)
 	}
-	note := fit.apply(c, "Offered demand (the grey area) is the same in every variant (common random numbers). Completions flatten at a limit or a plateau; the gap to the offered line is refused, queued or failed work. Limit lines are each backend's own RPM limit, while the series are totals over all backends.")
+	note := fit.apply(c, offeredNote(t.variants)+" Completions flatten at a limit or a plateau; the gap to the offered line is refused, queued or failed work. Limit lines are each backend's own RPM limit, while the series are totals over all backends.")
 	return t.view("chart-demand", c, "requests/min", note)
 }
 
@@ -197,4 +198,20 @@ func tokensChart(t timeline) (chartView, error) {
 	note = fitIn.applyAxis(c, 0, note)
 	note = fitOut.applyAxis(c, 1, note)
 	return t.view("chart-tokens", c, "tokens/min", note)
+}
+
+// offeredNote says what the grey offered area is, truthfully: the same in
+// every variant only when every variant offered the same requests at the
+// same times (open-loop demand drawn with common random numbers); closed
+// loops offer what their answers allow, and a variant may change demand.
+func offeredNote(vs []*model.Results) string {
+	if len(vs) < 2 {
+		return "Offered demand (the grey area) is what arrived."
+	}
+	for _, r := range vs[1:] {
+		if !slices.Equal(r.Series.Offered, vs[0].Series.Offered) {
+			return "Offered demand (the grey area) is the base's: the variants offered different demand (users of a closed loop send again only after an answer, so a variant's latency changes what they offer; a variant may also change the demand itself)."
+		}
+	}
+	return "Offered demand (the grey area) is the same in every variant (the same requests at the same times: common random numbers)."
 }

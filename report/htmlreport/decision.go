@@ -36,10 +36,16 @@ func WriteDecision(w io.Writer, d *report.Decision, o Options) error {
 	p.Headline = []string{report.DecisionAnswer(d), searchLine(d)}
 	p.Headline = append(p.Headline, d.Notes...)
 	p.OpenVerdicts = true
+	// The verdict is the first replication's; say so beside the key
+	// figures, which are over every replication.
+	reps := ""
+	if doc.Replications > 1 {
+		reps = fmt.Sprintf(" (its replication 0; the key figures below are over all %d)", doc.Replications)
+	}
 	if d.Winner != nil && len(doc.Variants) > 0 {
-		p.Verdicts = []variantVerdict{{Name: "The winner, " + d.Candidates[*d.Winner].Label, Lines: doc.Variants[0].Verdict}}
+		p.Verdicts = []variantVerdict{{Name: "The winner, " + d.Candidates[*d.Winner].Label + reps, Lines: doc.Variants[0].Verdict}}
 	} else if len(doc.Variants) > 0 {
-		p.Verdicts = []variantVerdict{{Name: "The scenario as written", Lines: doc.Variants[0].Verdict}}
+		p.Verdicts = []variantVerdict{{Name: "The scenario as written" + reps, Lines: doc.Variants[0].Verdict}}
 	}
 	p.TableTitle = "Candidates simulated, cheapest that holds first"
 	ct := candidateTable(d)

@@ -8,7 +8,7 @@ import (
 )
 
 // gatewayTable is the gateway's per-tenant figures, variants side by
-// side (seed 004's "watch per tenant" list), or nil without a gateway.
+// side (what a platform team watches per tenant), or nil without a gateway.
 func gatewayTable(vs []*model.Results) *table {
 	names, queue, cache := report.GatewayParts(vs)
 	if len(names) == 0 {

@@ -146,7 +146,7 @@ type selectorItem struct {
 // variantVerdict is one variant's verdict lines.
 type variantVerdict struct {
 	Name        string
-	Interrupted bool
+	Interrupted string // how far an interrupted run got, "" if it ran to its end
 	Lines       []string
 }
 
@@ -204,7 +204,11 @@ func Write(w io.Writer, d *report.Document, o Options) error {
 	p.Headline = headline(d.Variants)
 	p.OpenVerdicts = len(d.Variants) <= 3
 	for _, r := range d.Variants {
-		p.Verdicts = append(p.Verdicts, variantVerdict{Name: report.VariantName(r), Interrupted: r.Interrupted, Lines: r.Verdict})
+		v := variantVerdict{Name: report.VariantName(r), Lines: r.Verdict}
+		if r.Interrupted {
+			v.Interrupted = report.InterruptedLine(r)
+		}
+		p.Verdicts = append(p.Verdicts, v)
 	}
 	p.TableTitle = "Key figures"
 	if len(d.Variants) > 1 || len(d.Summary) > 0 {
@@ -282,7 +286,7 @@ func runMeta(d *report.Document) string {
 		return "No results."
 	}
 	r := d.Variants[0]
-	s := fmt.Sprintf("Simulated %s from %s · %s intervals · seed %d", report.Seconds(r.DurationS), r.StartClock, report.Seconds(r.IntervalS), r.Seed)
+	s := fmt.Sprintf("Simulated %s from %s · %s intervals · seed %d", report.SimulatedSpan(r), r.StartClock, report.Seconds(r.IntervalS), r.Seed)
 	if len(d.Variants) > 1 {
 		s += fmt.Sprintf(" · %d variants", len(d.Variants))
 	}

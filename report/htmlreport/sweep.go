@@ -115,7 +115,7 @@ func sweepTable(s *report.SweepInfo) table {
 		Note: "Throughputs are totals over the simulated time per level; latencies are of completed requests."}
 	for _, r := range s.Rows {
 		cells := []string{number(r.RequestsPerS), number(r.OutputTokensPerS), report.Seconds(r.TTFTP50), report.Seconds(r.TTFTP95),
-			report.Seconds(r.TPOTP50), report.Seconds(r.E2EP95), report.Count(r.Rejected), share(r.SLOAttainment), report.USD(r.CostUSD)}
+			report.Seconds(r.TPOTP50), report.Seconds(r.E2EP95), report.Count(r.Rejected), sloShare(r), report.USD(r.CostUSD)}
 		row := tableRow{Label: levelText(s.Kind, r.Level), Knee: r.Knee, Pick: r.Pick && !r.Knee && s.PickRule != ""}
 		if r.Knee {
 			t.Note += " The highlighted row is the knee."
@@ -236,4 +236,13 @@ func anyRejected(rows []report.SweepRow) bool {
 		}
 	}
 	return false
+}
+
+// sloShare is a level's share of requests meeting their SLOs, or "—"
+// when no workload sets one.
+func sloShare(r report.SweepRow) string {
+	if r.NoSLO {
+		return "—"
+	}
+	return share(r.SLOAttainment)
 }

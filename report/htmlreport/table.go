@@ -159,6 +159,9 @@ func resultsTable(vs []*model.Results) table {
 					c.Diff = "Δ " + signed(d, f.unit)
 				}
 			}
+			if f.label == "goodput (SLO met)" && r.Summary.Goodput.NoSLO {
+				c = tableCell{Value: report.NoSLO}
+			}
 			row.Cells = append(row.Cells, c)
 		}
 		t.Rows = append(t.Rows, row)
@@ -196,7 +199,12 @@ func peakRows(vs []*model.Results) []tableRow {
 			return report.Clock(r, p.StartS) + "–" + report.Clock(r, p.EndS)
 		}),
 		row("busiest-hour TTFT p95", func(_ *model.Results, p *model.PeakWindow) string { return report.Seconds(p.TTFT.P95) }),
-		row("busiest-hour goodput (SLO met)", func(_ *model.Results, p *model.PeakWindow) string { return share(p.SLOAttainment) }),
+		row("busiest-hour goodput (SLO met)", func(r *model.Results, p *model.PeakWindow) string {
+			if r.Summary.Goodput.NoSLO {
+				return report.NoSLO
+			}
+			return share(p.SLOAttainment)
+		}),
 	}
 }
 

@@ -2,6 +2,7 @@ package htmlreport
 
 import (
 	"fmt"
+	"math"
 	"strings"
 
 	"github.com/headroom-sim/headroom/model"
@@ -115,10 +116,14 @@ func impactSentence(r *model.Results) string {
 	}
 	out += fmt.Sprintf(". Requests waited up to %s before service (p95 %s)", report.Seconds(s.Latency.QueueWait.Max), report.Seconds(s.Latency.QueueWait.P95))
 	if b := r.Findings.Backlog; b != nil {
-		out += fmt.Sprintf("; the backlog peaks at %s waiting requests in the interval from %s", number(b.Peak), report.Clock(r, b.PeakIntervalS))
+		out += fmt.Sprintf("; the backlog peaks at %s waiting requests in the interval from %s", report.Count(int64(math.Round(b.Peak))), report.Clock(r, b.PeakIntervalS))
 	}
-	out += fmt.Sprintf(". TTFT p95 is %s; %s of requests met their SLOs; cost %s.",
-		report.Seconds(s.Latency.TTFT.P95), share(s.Goodput.SLOAttainment), report.USD(s.Cost.Total))
+	if s.Goodput.NoSLO {
+		out += fmt.Sprintf(". TTFT p95 is %s; no workload sets an SLO; cost %s.", report.Seconds(s.Latency.TTFT.P95), report.USD(s.Cost.Total))
+	} else {
+		out += fmt.Sprintf(". TTFT p95 is %s; %s of requests met their SLOs; cost %s.",
+			report.Seconds(s.Latency.TTFT.P95), share(s.Goodput.SLOAttainment), report.USD(s.Cost.Total))
+	}
 	if p := r.Findings.PeakWindow; p != nil {
 		out += " " + report.PeakWindowSentence(r, p)
 	}

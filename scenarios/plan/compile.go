@@ -75,7 +75,7 @@ func Compile(sc *scenarios.Scenario, sets []scenarios.Override) (*Problem, error
 		return nil, err
 	}
 	if ps == nil {
-		return nil, &scenarios.Error{File: sc.File(), Key: "plan", Msg: "no [plan] table: add one with an objective, constraints and [[plan.knob]] tables (see headroom plan --help)"}
+		return nil, &scenarios.Error{File: sc.File(), Key: "plan", Msg: "no [plan] table: add one with an objective, constraints and [[plan.knob]] tables (see headroom plan --help; headroom examples fleet-70b prints a plan to start from)"}
 	}
 	base, err := sc.Config(sets)
 	if err != nil {

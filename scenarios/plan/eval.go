@@ -8,6 +8,7 @@ import (
 	"sync"
 
 	"github.com/headroom-sim/headroom/model"
+	"github.com/headroom-sim/headroom/report"
 	"github.com/headroom-sim/headroom/scenarios"
 	"github.com/headroom-sim/headroom/sim"
 )
@@ -20,7 +21,8 @@ type cand struct {
 	sets    []scenarios.Override
 	fixed   float64
 	cfg     model.Config
-	invalid string // why the configuration could not be built
+	work    model.Work // what one simulation of cfg is estimated to cost
+	invalid string     // why the configuration could not be built
 	samples []sample
 	// screened is set when the first replication failed by more than the
 	// screen allows; the candidate gets no more.
@@ -31,14 +33,24 @@ type cand struct {
 	minScore float64 // the smallest constraint score
 }
 
-// evaluator runs candidates on the simulator, each replication once, and
-// remembers what they measured (not their full results, so memory stays
-// bounded by the candidates evaluated).
+// evaluator runs candidates on the simulator, each replication of each
+// configuration once, and remembers what they measured and their summaries
+// (not their full results, so memory stays bounded by the candidates
+// evaluated), and the full first replication of a few that hold (fulls),
+// for the winner's report.
 type evaluator struct {
-	pr       *Problem
-	ctx      context.Context
-	workers  int
-	progress func(sims int)
+	pr          *Problem
+	ctx         context.Context
+	workers     int
+	progress    func(sims int)
+	maxEvents   float64 // the bound on the events of the simulations started; 0: none
+	maxInFlight int64   // model.RunOptions.MaxInFlight
+	// onSim, when not nil, is called before each simulation (tests count
+	// them with it).
+	onSim func(c *cand, replication int)
+	// noReuse makes every request for a candidate's full results simulate
+	// it again, as the evaluator did before it reused them (tests compare).
+	noReuse bool
 
 	mu    sync.Mutex
 	memo  map[string]*cand
@@ -51,10 +63,15 @@ type evaluator struct {
 	// ran for it (another candidate with the same configuration, maybe).
 	asked map[int]*cand
 	sims  int
+	// events is the estimated events of the simulations started.
+	events float64
+	fulls  fullCache
 }
 
-func newEvaluator(ctx context.Context, pr *Problem, workers int, progress func(int)) *evaluator {
-	return &evaluator{pr: pr, ctx: ctx, workers: max(workers, 1), progress: progress, memo: map[string]*cand{}, noted: map[*cand]bool{}, byFloor: map[float64][]*cand{}, asked: map[int]*cand{}}
+func newEvaluator(ctx context.Context, pr *Problem, o Options) *evaluator {
+	return &evaluator{pr: pr, ctx: ctx, workers: max(o.Workers, 1), progress: o.Progress, maxEvents: o.MaxEvents, maxInFlight: o.MaxInFlight, onSim: o.onSim, noReuse: o.noReuse,
+		memo: map[string]*cand{}, noted: map[*cand]bool{}, byFloor: map[float64][]*cand{}, asked: map[int]*cand{},
+		fulls: fullCache{size: keptFull, m: map[*cand]*model.Results{}, pinned: map[*cand]bool{}}}
 }
 
 // get returns the candidate for p at factor, building its configuration
@@ -73,12 +90,15 @@ func (ev *evaluator) get(p point, factor float64) *cand {
 	if old := ev.memo[key]; old != nil {
 		return old
 	}
-	// Knob settings that give the same configuration (a replica count on
-	// a cluster an option switches off) share one candidate: the first.
+	// Knob settings or demand factors that give the same configuration (a
+	// replica count on a cluster an option switches off; factors that round
+	// to the same number of users) share one candidate, the first, and so
+	// its simulations: the configuration itself is the key, compared whole
+	// among those of the same price floor.
 	if c.invalid == "" {
 		lb := gpuFloor(c.cfg) + c.fixed
 		for _, t := range ev.byFloor[lb] {
-			if t.factor == c.factor && t.fixed == c.fixed && reflect.DeepEqual(t.cfg, c.cfg) {
+			if t.fixed == c.fixed && reflect.DeepEqual(t.cfg, c.cfg) {
 				ev.memo[key] = t
 				return t
 			}
@@ -113,6 +133,7 @@ func (ev *evaluator) build(p point, factor float64) *cand {
 	}
 	cfg.Window = pr.Settings.WindowS
 	c.cfg = cfg
+	c.work = model.EstimateWork(cfg)
 	return c
 }
 
@@ -217,10 +238,12 @@ func (ev *evaluator) run(cs []*cand, reps int) error {
 	for _, c := range cs {
 		ev.judge(c)
 	}
+	ev.fulls.settle()
 	return nil
 }
 
-// simulate brings every candidate to reps replications.
+// simulate brings every candidate to reps replications, each replication
+// it has not run yet once.
 func (ev *evaluator) simulate(cs []*cand, reps int) error {
 	var cfgs []model.Config
 	var owner []*cand
@@ -235,8 +258,26 @@ func (ev *evaluator) simulate(cs []*cand, reps int) error {
 	if len(cfgs) == 0 {
 		return nil
 	}
+	if err := ev.spend(owner); err != nil {
+		return err
+	}
+	var firsts []*cand
+	for i, c := range owner {
+		if cfgs[i].Replication == 0 {
+			firsts = append(firsts, c)
+		}
+	}
+	keep := ev.fulls.choose(firsts, ev.lowerBound)
 	samples := make([]sample, len(cfgs))
-	err := ev.pool(cfgs, func(i int, r *model.Results) { samples[i] = ev.pr.measure(r, owner[i].fixed) })
+	err := ev.pool(cfgs, owner, func(i int, r *model.Results) {
+		samples[i] = ev.pr.measure(r, owner[i].fixed)
+		if r.Replication == 0 {
+			samples[i].bottleneck = report.Bottleneck(r)
+			if keep[owner[i]] {
+				ev.fulls.put(owner[i], r)
+			}
+		}
+	})
 	if err != nil {
 		return err
 	}
@@ -250,6 +291,33 @@ func (ev *evaluator) simulate(cs []*cand, reps int) error {
 	if ev.progress != nil {
 		ev.progress(n)
 	}
+	return nil
+}
+
+// WorkBound is the error of a plan stopped because the simulations it
+// would start next would take its estimated events past the bound.
+type WorkBound struct {
+	Bound, Events float64 // the bound, and the events of the simulations started
+	Simulations   int     // simulations run
+}
+
+func (e *WorkBound) Error() string {
+	return fmt.Sprintf("the plan's simulations would handle more than %.3g events (%.3g in the %d run)", e.Bound, e.Events, e.Simulations)
+}
+
+// spend accounts the estimated events of the simulations about to start,
+// one per owner, and refuses them past the bound.
+func (ev *evaluator) spend(owner []*cand) error {
+	ev.mu.Lock()
+	defer ev.mu.Unlock()
+	e := ev.events
+	for _, c := range owner {
+		e += c.work.Events
+	}
+	if ev.maxEvents > 0 && e > ev.maxEvents {
+		return &WorkBound{Bound: ev.maxEvents, Events: ev.events, Simulations: ev.sims}
+	}
+	ev.events = e
 	return nil
 }
 
@@ -322,63 +390,94 @@ func (ev *evaluator) simulations() int {
 	return ev.sims
 }
 
-// full runs a candidate's replications 0..reps-1 again, keeping their
-// full results (for the winner's report).
+// full returns a candidate's replications 0..reps-1, simulating those it
+// has not run yet: the first with its full results, for the report; the
+// others with their summaries only (all the report's summary reads). The
+// first's full results come from fulls when kept there, else from running
+// it again.
 func (ev *evaluator) full(c *cand, reps int) ([]*model.Results, error) {
-	cfgs := make([]model.Config, reps)
-	for r := range cfgs {
-		cfgs[r] = c.cfg
-		cfgs[r].Replication = r
+	if ev.noReuse {
+		return ev.fullAgain(c, reps)
+	}
+	if err := ev.simulate([]*cand{c}, reps); err != nil {
+		return nil, err
+	}
+	first := ev.fulls.get(c)
+	if first == nil {
+		cfg := c.cfg
+		cfg.Replication = 0
+		if err := ev.spend([]*cand{c}); err != nil {
+			return nil, err
+		}
+		if err := ev.pool([]model.Config{cfg}, []*cand{c}, func(_ int, r *model.Results) { first = r }); err != nil {
+			return nil, err
+		}
+		ev.mu.Lock()
+		ev.sims++
+		ev.mu.Unlock()
 	}
 	res := make([]*model.Results, reps)
-	if err := ev.pool(cfgs, func(i int, r *model.Results) { res[i] = r }); err != nil {
+	res[0] = first
+	for r := 1; r < reps; r++ {
+		res[r] = &model.Results{Scenario: first.Scenario, Variant: first.Variant, Seed: first.Seed, Replication: r,
+			DurationS: first.DurationS, IntervalS: first.IntervalS, StartClock: first.StartClock, Summary: *c.samples[r].summary}
+	}
+	return res, nil
+}
+
+// fullAgain is full without reuse: it runs replications 0..reps-1 again
+// and measures the candidate from them (the evaluator's way before it
+// reused what it had run; tests compare the two).
+func (ev *evaluator) fullAgain(c *cand, reps int) ([]*model.Results, error) {
+	cfgs := make([]model.Config, reps)
+	owner := make([]*cand, reps)
+	for r := range cfgs {
+		cfgs[r], owner[r] = c.cfg, c
+		cfgs[r].Replication = r
+	}
+	if err := ev.spend(owner); err != nil {
+		return nil, err
+	}
+	res := make([]*model.Results, reps)
+	if err := ev.pool(cfgs, owner, func(i int, r *model.Results) { res[i] = r }); err != nil {
 		return nil, err
 	}
 	ev.mu.Lock()
 	ev.sims += reps
 	ev.mu.Unlock()
+	c.samples = c.samples[:0]
+	for _, r := range res {
+		s := ev.pr.measure(r, c.fixed)
+		if r.Replication == 0 {
+			s.bottleneck = report.Bottleneck(r)
+		}
+		c.samples = append(c.samples, s)
+	}
 	return res, nil
 }
 
 // pool runs the configurations on ev.workers goroutines, each built when a
 // worker takes it and dropped once done (use sees its results), so memory
 // holds only the simulations in flight. use is called once per
-// configuration, from the worker that ran it.
-func (ev *evaluator) pool(cfgs []model.Config, use func(i int, r *model.Results)) error {
-	jobs := make(chan int)
-	errs := make([]error, len(cfgs))
-	var wg sync.WaitGroup
-	for w := 0; w < ev.workers && w < len(cfgs); w++ {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			for i := range jobs {
-				s, err := model.Build(cfgs[i])
-				if err == nil {
-					var r *model.Results
-					if r, err = s.Run(ev.ctx); err == nil {
-						use(i, r)
-					}
-				}
-				errs[i] = err
+// configuration; calls are serialised. owner[i] is the candidate cfgs[i]
+// belongs to.
+func (ev *evaluator) pool(cfgs []model.Config, owner []*cand, use func(i int, r *model.Results)) error {
+	if ev.onSim != nil {
+		for i, c := range cfgs {
+			ev.onSim(owner[i], c.Replication)
+		}
+	}
+	err := model.RunEach(ev.ctx, len(cfgs), func(i int) model.Config { return cfgs[i] },
+		model.RunOptions{Workers: ev.workers, MaxInFlight: ev.maxInFlight},
+		func(i int, r *model.Results) error {
+			if r.Interrupted {
+				return sim.ErrInterrupted
 			}
-		}()
+			use(i, r)
+			return nil
+		})
+	if err == nil && ev.ctx.Err() != nil {
+		err = sim.ErrInterrupted
 	}
-	for i := range cfgs {
-		if ev.ctx.Err() != nil {
-			break
-		}
-		jobs <- i
-	}
-	close(jobs)
-	wg.Wait()
-	for _, err := range errs {
-		if err != nil {
-			return err
-		}
-	}
-	if err := ev.ctx.Err(); err != nil {
-		return sim.ErrInterrupted
-	}
-	return nil
+	return err
 }

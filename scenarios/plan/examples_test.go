@@ -39,6 +39,10 @@ func planExample(t *testing.T, name string, sets ...scenarios.Override) (*Proble
 	if d.Winner == nil {
 		t.Fatalf("%s: nothing holds: %s", name, report.DecisionAnswer(d))
 	}
+	// The work estimate is an upper bound of what ran.
+	if e, ran := pr.Estimate(Options{Workers: 1}), d.Search.Simulations+d.Search.GrowthSimulations; e.Simulations < ran || e.Events <= 0 {
+		t.Errorf("%s: estimated at most %d simulations (%.3g events), %d ran", name, e.Simulations, e.Events, ran)
+	}
 	least := math.Inf(1)
 	for _, c := range d.Candidates[*d.Winner].Checks {
 		least = math.Min(least, c.Margin)
@@ -68,7 +72,7 @@ func candidate(t *testing.T, d *report.Decision, values ...string) report.Candid
 func checkSkipped(t *testing.T, pr *Problem, d *report.Decision) {
 	t.Helper()
 	sp := pr.space()
-	ev := newEvaluator(context.Background(), pr, 1, nil)
+	ev := newEvaluator(context.Background(), pr, Options{Workers: 1})
 	at := func(i int) point {
 		p := make(point, len(sp.sizes))
 		for j := len(p) - 1; j >= 0; j-- {
@@ -153,7 +157,7 @@ func checkWritten(t *testing.T, pr *Problem, d *report.Decision) {
 		t.Fatal(err)
 	}
 	var sets []scenarios.Override
-	ev := newEvaluator(context.Background(), pr, 1, nil)
+	ev := newEvaluator(context.Background(), pr, Options{Workers: 1})
 	idx := d.Candidates[*d.Winner].Index
 	sp := pr.space()
 	p := make(point, len(sp.sizes))

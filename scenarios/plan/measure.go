@@ -13,12 +13,18 @@ import (
 
 // sample is what one replication of one candidate measured: each
 // constraint's value (NaN when nothing was measured) and the start of its
-// worst window (-1 for the whole run), and the variable cost.
+// worst window (-1 for the whole run), and the variable cost; and the
+// run's summary (a copy: the full results are not kept), for the winner's
+// report.
 type sample struct {
-	vals []float64
-	at   []float64
-	cost float64
-	main float64 // the main latency figure
+	vals    []float64
+	at      []float64
+	cost    float64
+	main    float64 // the main latency figure
+	summary *model.Summary
+	peak    *model.PeakWindow // the busiest hour (a copy), or nil
+	// bottleneck is what ran out, in words (the first replication's only).
+	bottleneck string
 }
 
 // measure reads every constraint off one replication's results.
@@ -109,6 +115,12 @@ func (pr *Problem) measure(r *model.Results, fixed float64) sample {
 		s.vals[i], s.at[i] = v, at
 	}
 	s.main = pr.mainLatency(r)
+	sum := r.Summary
+	s.summary = &sum
+	if p := r.Findings.PeakWindow; p != nil {
+		pk := *p
+		s.peak = &pk
+	}
 	return s
 }
 

@@ -30,6 +30,19 @@ type Options struct {
 	Info      report.ScenarioInfo
 	// Progress, when not nil, is called with the simulations run so far.
 	Progress func(sims int)
+	// MaxEvents bounds the estimated events of the simulations the plan
+	// starts (model.EstimateWork of each): past it the plan stops with a
+	// *WorkBound. 0: no bound.
+	MaxEvents float64
+	// MaxInFlight bounds the requests each simulation holds at once (see
+	// model.RunOptions): 0 is the default bound, negative none.
+	MaxInFlight int64
+
+	// For tests: onSim is called before each simulation; noReuse runs a
+	// candidate's replications again for its full results instead of
+	// reusing what the search ran.
+	onSim   func(c *cand, replication int)
+	noReuse bool
 }
 
 // Run answers the plan: the cheapest candidate that holds (min_cost),
@@ -37,7 +50,7 @@ type Options struct {
 // scenario as written (max_load).
 func Run(ctx context.Context, pr *Problem, o Options) (*report.Decision, error) {
 	start := time.Now()
-	ev := newEvaluator(ctx, pr, o.Workers, o.Progress)
+	ev := newEvaluator(ctx, pr, o)
 	d := pr.decisionHead(o)
 	sp := pr.space()
 	var winner *cand
@@ -87,6 +100,7 @@ func Run(ctx context.Context, pr *Problem, o Options) (*report.Decision, error) 
 		if of.invalid != "" {
 			return nil, fmt.Errorf("the scenario as written cannot run: %s", of.invalid)
 		}
+		ev.fulls.pin(of) // its report reuses its first replication
 		if err := ev.run([]*cand{of}, pr.Settings.Replications); err != nil {
 			return nil, err
 		}
@@ -97,7 +111,6 @@ func Run(ctx context.Context, pr *Problem, o Options) (*report.Decision, error) 
 		winnerRes = rs
 	}
 	if of != nil {
-		before := ev.simulations()
 		g, err := pr.growth(ev, of)
 		if err != nil {
 			return nil, err
@@ -106,13 +119,25 @@ func Run(ctx context.Context, pr *Problem, o Options) (*report.Decision, error) 
 		if of == winner {
 			d.Growth.Of = d.Candidates[*d.Winner].Label
 		}
-		d.Search.GrowthSimulations = ev.simulations() - before
+		// Everything since the min_cost search: the scenario as written's
+		// runs too, when it is what grows.
+		d.Search.GrowthSimulations = ev.simulations() - d.Search.Simulations
 	}
 	if winnerRes != nil {
 		doc := report.NewDocument(o.Generator, o.Info, []*model.Results{winnerRes[0]})
 		if len(winnerRes) > 1 {
 			doc.Replications = len(winnerRes)
-			doc.Summary = []report.VariantSummary{report.SummarizeVariant(report.VariantName(winnerRes[0]), winnerRes, nil)}
+			vs := report.SummarizeVariant(report.VariantName(winnerRes[0]), winnerRes, nil)
+			// The busiest hour's figures over the same replications, beside
+			// the key figures (the verdict is the first replication's).
+			if of := winnerOf(winner, of); of != nil && len(of.samples) >= len(winnerRes) {
+				peaks := make([]*model.PeakWindow, len(winnerRes))
+				for i := range peaks {
+					peaks[i] = of.samples[i].peak
+				}
+				vs.Figures = append(vs.Figures, report.PeakFigures(peaks)...)
+			}
+			doc.Summary = []report.VariantSummary{vs}
 		}
 		d.WinnerResults = doc
 	}
@@ -125,6 +150,15 @@ func Run(ctx context.Context, pr *Problem, o Options) (*report.Decision, error) 
 	}
 	d.Search.ElapsedS = math.Round(time.Since(start).Seconds()*100) / 100
 	return d, nil
+}
+
+// winnerOf is the candidate whose results the decision reports: the
+// winner, else the scenario as written.
+func winnerOf(winner, asWritten *cand) *cand {
+	if winner != nil {
+		return winner
+	}
+	return asWritten
 }
 
 // inShard reports whether a candidate belongs to the shard: its lane
@@ -154,17 +188,14 @@ func searchShard(sp space, ev *evaluator, exclude []point, shard, shards int) (*
 	return searchLanes(sp, ev, exclude, func(lane int) bool { return lane%shards == shard })
 }
 
-// recheck runs the winner's replications 0..Recheck-1 with their full
-// results and judges it on all of them.
+// recheck brings the winner to replications 0..Recheck-1, running only
+// those the search did not (the same configuration and seeds measure the
+// same), and judges it on all of them. It returns their results for the
+// report: the first in full, the others' summaries.
 func (ev *evaluator) recheck(c *cand) ([]*model.Results, error) {
-	n := ev.pr.Settings.Recheck
-	rs, err := ev.full(c, n)
+	rs, err := ev.full(c, ev.pr.Settings.Recheck)
 	if err != nil {
 		return nil, err
-	}
-	c.samples = c.samples[:0]
-	for _, r := range rs {
-		c.samples = append(c.samples, ev.pr.measure(r, c.fixed))
 	}
 	c.screened = false
 	ev.judge(c)
@@ -432,11 +463,15 @@ func (pr *Problem) growth(ev *evaluator, of *cand) (*report.Growth, error) {
 				g.BreakClock = clockAt(pr.base.StartClock, at)
 			}
 		}
-		rs, err := ev.full(brk, 1)
-		if err != nil {
-			return nil, err
+		if len(brk.samples) == 0 || ev.noReuse {
+			rs, err := ev.full(brk, 1)
+			if err != nil {
+				return nil, err
+			}
+			g.Bottleneck = report.Bottleneck(rs[0])
+		} else {
+			g.Bottleneck = brk.samples[0].bottleneck
 		}
-		g.Bottleneck = report.Bottleneck(rs[0])
 	}
 	return g, nil
 }

@@ -89,6 +89,7 @@ func (d *decoder) value(v reflect.Value, data any, path string, f *Field) {
 		return
 	}
 	if IsScalar(t) {
+		n := len(d.errs)
 		if m, ok := data.(map[string]any); ok && t.Kind() == reflect.Struct {
 			d.table(v, m, path)
 		} else {
@@ -103,7 +104,7 @@ func (d *decoder) value(v reflect.Value, data any, path string, f *Field) {
 				d.number(v, path, f)
 			}
 		}
-		d.ranged(v, path, f)
+		d.ranged(v, path, f, n)
 		return
 	}
 	switch t.Kind() {
@@ -267,7 +268,10 @@ func (d *decoder) number(v reflect.Value, path string, f *Field) {
 }
 
 // ranged checks the numbers of a Ranged value against its holder's range.
-func (d *decoder) ranged(v reflect.Value, path string, f *Field) {
+// A number out of it is one error, in the holder's words (think's "between
+// 0 and 366d"), replacing the value's own (a mean's ">= 0") among the
+// errors since the n-th.
+func (d *decoder) ranged(v reflect.Value, path string, f *Field, n int) {
 	if f == nil || f.Range.IsZero() {
 		return
 	}
@@ -277,7 +281,9 @@ func (d *decoder) ranged(v reflect.Value, path string, f *Field) {
 	}
 	r.EachNumber(func(k string, x float64) {
 		if msg := f.Problem(x, false); msg != "" {
-			d.fail(JoinPath(path, k), "%s", msg)
+			key := JoinPath(path, k)
+			d.errs = append(d.errs[:n], slices.DeleteFunc(d.errs[n:], func(e *FieldError) bool { return e.Key == key })...)
+			d.fail(key, "%s", msg)
 		}
 	})
 }

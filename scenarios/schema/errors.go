@@ -155,11 +155,27 @@ func Suggest(s string, candidates []string) (string, bool) {
 }
 
 // DidYouMean formats a suggestion suffix (`; did you mean "rpm"?`) or "".
+// A name that begins several candidates ("openai" of "openai-go",
+// "openai-node", "openai-python") suggests them all.
 func DidYouMean(s string, candidates []string) string {
 	if c, ok := Suggest(s, candidates); ok {
 		return "; did you mean " + strconv.Quote(c) + "?"
 	}
-	return ""
+	var starts []string
+	if ls := strings.ToLower(s); len(ls) >= 3 {
+		for _, c := range candidates {
+			if lc := strings.ToLower(c); strings.HasPrefix(lc, ls) && lc != ls {
+				starts = append(starts, strconv.Quote(c))
+			}
+		}
+	}
+	switch len(starts) {
+	case 0:
+		return ""
+	case 1:
+		return "; did you mean " + starts[0] + "?"
+	}
+	return "; did you mean " + strings.Join(starts[:len(starts)-1], ", ") + " or " + starts[len(starts)-1] + "?"
 }
 
 // List joins names for an "allowed:" or "have:" list; "(none)" when empty.
