@@ -144,7 +144,8 @@ type CandidateResult struct {
 	// FixedUSD is the knobs' fixed prices prorated to the horizon.
 	FixedUSD   float64 `json:"fixed_usd"`
 	CostPerDay float64 `json:"cost_per_day_usd"`
-	// Checks hold each constraint's value, in Constraints order.
+	// Checks hold each constraint's value, in Constraints order; null for
+	// a candidate that could not be built or that overloaded.
 	Checks []CheckResult `json:"checks"`
 	// Latency is the main latency figure for the cost-latency chart.
 	Latency HeadlineFigure `json:"latency"`
