@@ -4,7 +4,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"os"
 	"strings"
 	"time"
 
@@ -90,15 +89,7 @@ func planRunError(err error) error {
 // nil when stderr is not a terminal (or when quiet). It first shows the
 // estimate, when that is over ten seconds.
 func planProgress(stderr io.Writer, quiet bool, e plan.Estimate) func(int) {
-	if quiet {
-		return nil
-	}
-	f, ok := stderr.(*os.File)
-	if !ok {
-		return nil
-	}
-	st, err := f.Stat()
-	if err != nil || st.Mode()&os.ModeCharDevice == 0 {
+	if quiet || !isTerminal(stderr) {
 		return nil
 	}
 	if d := planDuration(e); d > 10*time.Second {

@@ -155,15 +155,7 @@ func durationText(d time.Duration) string {
 // a terminal (or when quiet). Before the first progress it shows the
 // estimate's time, when that is over ten seconds.
 func progressPrinter(stderr io.Writer, quiet bool, est batchEstimate) func(float64) {
-	if quiet {
-		return nil
-	}
-	f, ok := stderr.(*os.File)
-	if !ok {
-		return nil
-	}
-	st, err := f.Stat()
-	if err != nil || st.Mode()&os.ModeCharDevice == 0 {
+	if quiet || !isTerminal(stderr) {
 		return nil
 	}
 	if d := est.duration(); d > 10*time.Second {
@@ -183,4 +175,15 @@ func progressPrinter(stderr io.Writer, quiet bool, est batchEstimate) func(float
 			fmt.Fprint(stderr, line)
 		}
 	}
+}
+
+// isTerminal reports whether w is a terminal (a character device), where
+// a progress line may redraw itself.
+func isTerminal(w io.Writer) bool {
+	f, ok := w.(*os.File)
+	if !ok {
+		return false
+	}
+	st, err := f.Stat()
+	return err == nil && st.Mode()&os.ModeCharDevice != 0
 }
