@@ -46,6 +46,9 @@ type excerptRule struct {
 	skip string
 	// slow blocks run only when HEADROOM_EXCERPTS=all is set.
 	slow bool
+	// shFirst runs the commands of the ```sh block above the block first
+	// (they make the files it uses).
+	shFirst bool
 	// before lists command lines run (unchecked) before the block's
 	// command of that index (0-based): the steps the prose around the
 	// block has the reader do.
@@ -69,10 +72,7 @@ var excerptRules = []excerptRule{
 	{file: "README.md", first: "bin/headroom plan hybrid-plan", slow: true},
 	// The two files come from the ```sh block above the excerpt.
 	{file: "cmd/headroom/COMMANDS.md", first: "bin/headroom compare rpm-1000.toml rpm-1500.toml --replications 10",
-		before: map[int][]string{0: {
-			"bin/headroom examples salespeople-peak > rpm-1000.toml",
-			`sed -e 's/^  rpm = 1000$/  rpm = 1500/' -e 's/requests_per_min = 1000,/requests_per_min = 1500,/' rpm-1000.toml > rpm-1500.toml`,
-		}}},
+		shFirst: true},
 	// my.toml is the example the section starts from, then the edit the
 	// second command's comment describes.
 	{file: "cmd/headroom/COMMANDS.md", first: "bin/headroom validate my.toml",
@@ -99,17 +99,37 @@ type excerptBlock struct {
 	file string
 	line int // of the opening fence
 	cmds []excerptCommand
+	// sh holds the commands of the last ```sh block above it.
+	sh []string
+	// before holds lines ahead of the first command, which no command
+	// printed: the test reports them.
+	before []excerptLine
 }
 
 // parseExcerpts returns the file's ```text blocks that run bin/headroom.
 func parseExcerpts(file, text string) []excerptBlock {
 	var blocks []excerptBlock
+	var sh []string // the commands of the last ```sh block
 	lines := strings.Split(text, "\n")
 	for i := 0; i < len(lines); i++ {
+		if strings.TrimSpace(lines[i]) == "```sh" {
+			sh = nil
+			for i++; i < len(lines) && !strings.HasPrefix(lines[i], "```"); i++ {
+				l := lines[i]
+				for strings.HasSuffix(l, `\`) && i+1 < len(lines) {
+					i++
+					l = strings.TrimSuffix(l, `\`) + strings.TrimSpace(lines[i])
+				}
+				if strings.TrimSpace(l) != "" {
+					sh = append(sh, l)
+				}
+			}
+			continue
+		}
 		if strings.TrimSpace(lines[i]) != "```text" {
 			continue
 		}
-		b := excerptBlock{file: file, line: i + 1}
+		b := excerptBlock{file: file, line: i + 1, sh: sh}
 		for i++; i < len(lines) && !strings.HasPrefix(lines[i], "```"); i++ {
 			l := lines[i]
 			if cmd, ok := strings.CutPrefix(l, "$ "); ok {
@@ -124,6 +144,8 @@ func parseExcerpts(file, text string) []excerptBlock {
 			if len(b.cmds) > 0 {
 				c := &b.cmds[len(b.cmds)-1]
 				c.want = append(c.want, excerptLine{i + 1, l})
+			} else if strings.TrimSpace(l) != "" {
+				b.before = append(b.before, excerptLine{i + 1, l})
 			}
 		}
 		quotesHeadroom := false
@@ -309,6 +331,9 @@ func runExcerptCommand(t *testing.T, line string) (string, bool) {
 		out, err := exec.Command("sh", "-c", line).CombinedOutput()
 		return string(out), err == nil
 	}
+	if len(words) > 1 && words[1] == "serve" || strings.Contains(line, "://") {
+		t.Fatalf("%s: serves or calls a live endpoint, which does not end by itself in a test; give the block a skip rule", line)
+	}
 	var args []string
 	redirect := ""
 	for k := 1; k < len(words); k++ {
@@ -389,6 +414,9 @@ func TestExcerpts(t *testing.T) {
 				skips = append(skips, name+" (slow: HEADROOM_EXCERPTS=all runs it)")
 				continue
 			}
+			if len(b.before) > 0 {
+				t.Errorf("%s:%d: %q comes before the block's first command, so nothing checks it", b.file, b.before[0].n, b.before[0].text)
+			}
 			checked++
 			commands += len(b.cmds)
 			t.Run(name, func(t *testing.T) {
@@ -429,7 +457,14 @@ func checkExcerptBlock(t *testing.T, root string, b excerptBlock, rule excerptRu
 		t.Fatal(err)
 	}
 	for k, c := range b.cmds {
-		for _, setup := range rule.before[k] {
+		steps := rule.before[k]
+		if k == 0 && rule.shFirst {
+			if len(b.sh) == 0 {
+				t.Fatalf("%s:%d: no ```sh block above it to run first", b.file, b.line)
+			}
+			steps = append(append([]string(nil), b.sh...), steps...)
+		}
+		for _, setup := range steps {
 			if out, ok := runExcerptCommand(t, setup); !ok {
 				t.Fatalf("%s:%d: the step %q before the command failed:\n%s", b.file, c.line.n, setup, out)
 			}
