@@ -55,12 +55,16 @@ func runBenchmark(b *testing.B, cfg model.Config, each func(*model.Results)) flo
 
 // BenchmarkHostedHour simulates one hour at 100 requests/s (360,000
 // requests) through client, limiter, cache and latency model, and reports
-// the cost per simulated request.
+// the cost per simulated request, in wall time and in the process's CPU
+// time.
 func BenchmarkHostedHour(b *testing.B) {
 	cfg := hostedConfig(b, "1h")
 	var events float64
+	cpu0 := cpuTime()
 	reqs := runBenchmark(b, cfg, func(r *model.Results) { events += float64(r.Events) })
+	cpu := float64((cpuTime() - cpu0).Nanoseconds())
 	b.ReportMetric(float64(b.Elapsed().Nanoseconds())/reqs, "ns/request")
+	b.ReportMetric(cpu/reqs, "cpu-ns/request")
 	b.ReportMetric(events/reqs, "events/request")
 }
 

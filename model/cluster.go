@@ -2,6 +2,7 @@ package model
 
 import (
 	"fmt"
+	"math/bits"
 	"strings"
 
 	"github.com/headroom-sim/headroom/model/perf"
@@ -325,7 +326,14 @@ func (r *replica) load() int { return r.waiting.len() + r.waitingB.len() + len(r
 
 func (r *replica) waitingLen() int { return r.waiting.len() + r.waitingB.len() }
 
-func blocksFor(tokens, bs int) int { return (tokens + bs - 1) / bs }
+// blocksFor is how many blocks of bs tokens hold tokens.
+func blocksFor(tokens, bs int) int {
+	n := tokens + bs - 1
+	if n >= 0 && bs&(bs-1) == 0 {
+		return n >> bits.TrailingZeros(uint(bs)) // a power of two: no division
+	}
+	return n / bs
+}
 
 // maxTokens is the longest sequence (prompt plus output) a replica can
 // ever hold: its KV capacity, or max_model_len when that is set.

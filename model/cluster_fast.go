@@ -83,7 +83,12 @@ func (h *finHeap) pop() finEntry {
 	return top
 }
 
+// mod is a modulo m in [0, m), for m > 0. A block size is usually a power
+// of two, whose modulo is a mask (the same value, without a division).
 func mod(a, m int64) int64 {
+	if m&(m-1) == 0 {
+		return a & (m - 1)
+	}
 	r := a % m
 	if r < 0 {
 		r += m

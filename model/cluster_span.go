@@ -96,12 +96,22 @@ func (s *Sim) launchSpan(c *cluster, rep *replica, b *perf.Batch) bool {
 	// Iteration times, kept for syncSpan; the buffer is reused.
 	dts := rep.spanDT[:0]
 	t := now
-	if ss, ok := c.step.(perf.SpanStepper); ok {
+	// The roofline is called directly, without the interface's type
+	// assertion and indirect call.
+	ss, ok := perf.SpanStepper(c.roof), c.roof != nil
+	if !ok {
+		ss, ok = c.step.(perf.SpanStepper)
+	}
+	if ok {
 		if cap(dts) < m {
 			dts = make([]float64, m, maxSpan)
 		}
 		dts = dts[:m]
-		ss.DecodeSpan(b.Decode, b.Context, dts)
+		if c.roof != nil {
+			c.roof.DecodeSpan(b.Decode, b.Context, dts)
+		} else {
+			ss.DecodeSpan(b.Decode, b.Context, dts)
+		}
 		for _, dt := range dts {
 			t += dt
 		}

@@ -142,11 +142,10 @@ func (s *Sim) refRunning(c *cluster, rep *replica, budgetp *int, b *perf.Batch) 
 // the iteration has budget and KV blocks can be found.
 func (s *Sim) admitWaiting(c *cluster, rep *replica, budgetp *int, b *perf.Batch) {
 	now := s.eng.Now()
-	budget := *budgetp
-	defer func() { *budgetp = budget }()
 	if rep.preempted {
 		return // vLLM admits nothing in an iteration that had to preempt
 	}
+	budget := *budgetp
 	for len(rep.running) < c.maxSeqs && budget > 0 {
 		id, ok := rep.nextWaiting()
 		if !ok {
@@ -293,6 +292,7 @@ func (s *Sim) admitWaiting(c *cluster, rep *replica, budgetp *int, b *perf.Batch
 		b.Context += float64(computed + ch)
 		b.PrefillContext += float64(computed + ch)
 	}
+	*budgetp = budget
 }
 
 // launch starts the planned iteration, or idles the replica if there is

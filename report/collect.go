@@ -16,14 +16,16 @@ type Collector struct {
 	p      *Plan
 	firsts []*model.Results // by grid point and variant
 	figs   []float64        // work item k's key figures at k·len(keyFigures)
+	peaks  []float64        // work item k's busiest-hour figures at 2k (peakValues)
 	rows   []SweepRow       // work item k's sweep row (sweeps only)
 	have   []bool
 	added  int
 }
 
 // ItemBytes is about what a Collector keeps per work item beyond the first
-// replications, for estimates of a batch's memory.
-const ItemBytes = 8*16 + 64 + 1
+// replications, for estimates of a batch's memory: its key figures and
+// busiest-hour figures (8 bytes each), its sweep row and a flag.
+const ItemBytes = 8*(17+2) + 64 + 1
 
 // NewCollector returns an empty collector for plan p.
 func NewCollector(p *Plan) (*Collector, error) {
@@ -34,6 +36,7 @@ func NewCollector(p *Plan) (*Collector, error) {
 	c := &Collector{p: p, firsts: make([]*model.Results, p.NumPoints()*len(p.Variants)), have: make([]bool, n)}
 	if p.Summarize {
 		c.figs = make([]float64, n*len(keyFigures))
+		c.peaks = make([]float64, 2*n)
 	}
 	if p.Grid != nil {
 		c.rows = make([]SweepRow, n)
@@ -65,6 +68,7 @@ func (c *Collector) Add(k int, r *model.Results) error {
 		for i, d := range keyFigures {
 			f[i] = d.value(&r.Summary)
 		}
+		copy(c.peaks[2*k:], peakValues(r.Findings.PeakWindow))
 	}
 	if c.rows != nil {
 		c.rows[k] = SweepRows([]float64{0}, []*model.Results{r})[0]
@@ -73,11 +77,12 @@ func (c *Collector) Add(k int, r *model.Results) error {
 }
 
 // Trim returns the part of r a Collector reads of a replication other
-// than the first: its identity and summary.
+// than the first: its identity, summary and busiest hour.
 func Trim(r *model.Results) *model.Results {
 	return &model.Results{Scenario: r.Scenario, Variant: r.Variant, Seed: r.Seed, Replication: r.Replication,
 		DurationS: r.DurationS, IntervalS: r.IntervalS, StartClock: r.StartClock, Interrupted: r.Interrupted,
-		SimulatedS: r.SimulatedS, Events: r.Events, Summary: r.Summary}
+		SimulatedS: r.SimulatedS, Events: r.Events, Summary: r.Summary,
+		Findings: model.Findings{PeakWindow: r.Findings.PeakWindow}}
 }
 
 // Output assembles the document once every work item has been added; see
@@ -104,6 +109,18 @@ func (c *Collector) Output() (*Output, error) {
 				summary = append(summary, summarizeFigures(VariantName(c.firsts[pt*nv+v]), c.itemFigures(pt, v), base, p.Replications))
 			}
 		}
+		// The busiest hour's figures, when every run found one (tables
+		// show the same rows for every variant).
+		if !hasNaN(c.peaks) {
+			for i := range summary {
+				pt, v := i/nv, i%nv
+				var base []float64
+				if v > 0 {
+					base = c.itemPeaks(pt, 0)
+				}
+				summary[i].Figures = append(summary[i].Figures, peakFigures(c.itemPeaks(pt, v), base)...)
+			}
+		}
 	}
 	doc := NewDocument(p.Generator, p.Scenario, c.firsts)
 	doc.Warnings = p.Warnings
@@ -122,6 +139,13 @@ func (c *Collector) Output() (*Output, error) {
 		out.Document = &out.Sweep.Document
 	}
 	return out, nil
+}
+
+// itemPeaks are the busiest-hour figures of the replications of one grid
+// point and variant, replication-major.
+func (c *Collector) itemPeaks(pt, v int) []float64 {
+	k := 2 * c.p.Index(pt, v, 0)
+	return c.peaks[k : k+2*c.p.Replications]
 }
 
 // itemFigures are the key figures of the replications of one grid point

@@ -600,3 +600,19 @@ func writeCandidates(w io.Writer, d *Decision) {
 		}
 	}
 }
+
+// WinnerCostNote says how the winner's cost in the plan relates to the
+// cost its run reports: the plan adds the knobs' fixed prices (a tier's
+// commitment, a per-server price), prorated to the horizon, and averages
+// over the replications. It is "" without a winner or fixed prices.
+func WinnerCostNote(d *Decision) string {
+	if d.Winner == nil {
+		return ""
+	}
+	c := d.Candidates[*d.Winner]
+	if c.FixedUSD <= 0 {
+		return ""
+	}
+	return fmt.Sprintf("The plan's cost for it, %s, is its runs' cost (mean over %d replications) plus %s of the knobs' fixed prices, prorated to the horizon.",
+		Cents(c.CostUSD.Mean), c.Replications, Cents(c.FixedUSD))
+}

@@ -19,3 +19,11 @@ func TestPeakFigures(t *testing.T) {
 		t.Error("figures without a busiest hour in every replication")
 	}
 }
+
+// TestItemBytesCoversTheFigures: the memory estimate per work item counts
+// every figure a Collector keeps.
+func TestItemBytesCoversTheFigures(t *testing.T) {
+	if need := 8*(len(keyFigures)+2) + 64 + 1; ItemBytes < need {
+		t.Errorf("ItemBytes %d, a work item keeps %d", ItemBytes, need)
+	}
+}

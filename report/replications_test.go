@@ -5,6 +5,7 @@ import (
 	"context"
 	"fmt"
 	"math"
+	"strings"
 	"testing"
 
 	"github.com/headroom-sim/headroom/model"
@@ -339,5 +340,85 @@ func TestSweepCurves(t *testing.T) {
 	}
 	if !bytes.Contains(b.Bytes(), []byte("v:\n")) || !bytes.Contains(b.Bytes(), []byte("2 replications per point")) {
 		t.Errorf("grid terminal:\n%s", b.String())
+	}
+}
+
+// With replications, the summary gives the busiest hour's TTFT p95 and
+// goodput as the mean of each replication's own busiest hour (which may be
+// another hour in each), with the difference from the base paired by
+// replication; and it gives none when a run is too short to have one.
+func TestReplicationsSummariseTheBusiestHour(t *testing.T) {
+	src := strings.Replace(limited, `duration = "10m"`, `duration = "2h"`, 1)
+	src = strings.Replace(src, `interval = "1m"`, `interval = "5m"`, 1)
+	src = strings.Replace(src, `client = { retry = "none" }`, `client = { retry = "none" }
+slo = { ttft = "1s" }`, 1)
+	const n = 3
+	d := replicate(t, src, 5, n)
+	sc, err := scenarios.LoadBytes([]byte(src), "test.toml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	cfgs, err := sc.Configs([]scenarios.Override{{Path: "seed", Value: int64(5)}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	peaks := func(v int) (ttft, good []float64) {
+		for r := 0; r < n; r++ {
+			c := cfgs[v]
+			c.Replication = r
+			s, err := model.Build(c)
+			if err != nil {
+				t.Fatal(err)
+			}
+			res, err := s.Run(context.Background())
+			if err != nil {
+				t.Fatal(err)
+			}
+			p := res.Findings.PeakWindow
+			if p == nil {
+				t.Fatal("a 2-hour run without a busiest hour")
+			}
+			ttft, good = append(ttft, p.TTFT.P95), append(good, 100*p.SLOAttainment)
+		}
+		return
+	}
+	mean := func(xs []float64) float64 {
+		s := 0.0
+		for _, x := range xs {
+			s += x
+		}
+		return s / float64(len(xs))
+	}
+	_, baseGood := peaks(0)
+	for v := range cfgs {
+		ttft, good := peaks(v)
+		ft, fg := figure(t, d, v, "busiest_hour_ttft_p95_s"), figure(t, d, v, "busiest_hour_slo_attainment_pct")
+		if ft.N != n || math.Abs(ft.Mean-mean(ttft)) > 1e-12 || math.Abs(fg.Mean-mean(good)) > 1e-9 {
+			t.Errorf("variant %d: busiest hour TTFT p95 %v, goodput %v; want means of %v and %v", v, ft.Estimate, fg.Estimate, ttft, good)
+		}
+		if v == 0 {
+			continue
+		}
+		if ft.DiffVsBase == nil {
+			t.Fatalf("variant %d: no difference from the base", v)
+		}
+		diff := make([]float64, n)
+		for r := range diff {
+			diff[r] = good[r] - baseGood[r]
+		}
+		if math.Abs(fg.DiffVsBase.Mean-mean(diff)) > 1e-9 {
+			t.Errorf("variant %d: goodput difference %v, want the mean of %v", v, fg.DiffVsBase.Mean, diff)
+		}
+	}
+	var buf bytes.Buffer
+	if err := report.WriteSummaryTerminal(&buf, d); err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(buf.String(), "busiest-hour TTFT p95") || !strings.Contains(buf.String(), "busiest-hour goodput (SLO met)") {
+		t.Errorf("the summary table lacks the busiest hour:\n%s", buf.String())
+	}
+	short := replicate(t, limited, 5, n)
+	if _, ok := short.Summary[0].Figure("busiest_hour_ttft_p95_s"); ok {
+		t.Error("a 10-minute run has no busiest hour, but its summary gives one")
 	}
 }

@@ -101,7 +101,9 @@ func WriteSummaryTerminal(w io.Writer, d *Document) error {
 
 // sloFigure reports whether a key figure counts requests meeting their
 // SLOs, which says nothing when no workload sets one.
-func sloFigure(name string) bool { return name == "slo_attainment_pct" || name == "goodput_per_s" }
+func sloFigure(name string) bool {
+	return name == "slo_attainment_pct" || name == "goodput_per_s" || name == figPeakSLO
+}
 
 // negligible is the magnitude below which a figure prints as 0.
 const negligible = 1e-9

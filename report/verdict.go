@@ -200,7 +200,7 @@ func PeakWindowSentence(r *model.Results, p *model.PeakWindow) string {
 }
 
 // GPUs says what hardware a cluster is, as a planner counts it:
-// "6 replicas × TP8 = 48 H100-SXM", with "(up to 64 at peak)" when a
+// "6 replicas × TP8 = 48 H100-SXM", with ", up to 64 at peak" when a
 // schedule provisions more.
 func GPUs(c *model.ClusterResult) string {
 	gpu := c.GPU
@@ -221,7 +221,7 @@ func GPUs(c *model.ClusterResult) string {
 	}
 	s := fmt.Sprintf("%d %s × TP%d = %d %s", c.Replicas, rep, tp, n, gpu)
 	if c.PeakGPUs > n {
-		s += fmt.Sprintf(" (up to %d at peak)", c.PeakGPUs)
+		s += fmt.Sprintf(", up to %d at peak", c.PeakGPUs)
 	}
 	return s
 }

@@ -80,7 +80,7 @@ func TestGPUsCountsHardware(t *testing.T) {
 		{model.ClusterResult{Replicas: 6, GPUs: 48, GPU: "H100-SXM"}, "6 replicas × TP8 = 48 H100-SXM"},
 		{model.ClusterResult{Replicas: 1, GPUs: 4, GPU: "H100-SXM"}, "1 replica × TP4 = 4 H100-SXM"},
 		{model.ClusterResult{Replicas: 2, GPUs: 2}, "2 replicas × TP1 = 2 GPUs"},
-		{model.ClusterResult{Replicas: 2, TensorParallel: 4, GPUs: 8, PeakGPUs: 24, GPU: "A100"}, "2 replicas × TP4 = 8 A100 (up to 24 at peak)"},
+		{model.ClusterResult{Replicas: 2, TensorParallel: 4, GPUs: 8, PeakGPUs: 24, GPU: "A100"}, "2 replicas × TP4 = 8 A100, up to 24 at peak"},
 	} {
 		if got := GPUs(&c.in); got != c.want {
 			t.Errorf("GPUs(%+v) = %q, want %q", c.in, got, c.want)

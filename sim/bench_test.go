@@ -96,6 +96,30 @@ func BenchmarkEngine(b *testing.B) {
 	}
 }
 
+// BenchmarkEngineSmall is BenchmarkEngine with a dozen events pending, as
+// in a model whose queue holds its components' events rather than its
+// requests' (an M/M/8 queue: the next arrival and eight services; a
+// cluster: its replicas' iterations and the next arrival).
+func BenchmarkEngineSmall(b *testing.B) {
+	const pending = 12
+	var eng Engine
+	r := Stream(3, "bench/engine", 0)
+	for i := 0; i < pending; i++ {
+		eng.Schedule(r.ExpFloat64(), 0, int32(i), 0)
+	}
+	h := &rescheduler{eng: &eng, budget: max(b.N-pending, 0)}
+	ctx := context.Background()
+	b.ReportAllocs()
+	b.ResetTimer()
+	if err := eng.Run(ctx, math.Inf(1), h); err != nil {
+		b.Fatal(err)
+	}
+	b.StopTimer()
+	if want := uint64(max(b.N, pending)); eng.Events() != want {
+		b.Fatalf("handled %d events, want %d", eng.Events(), want)
+	}
+}
+
 // TestQueueNoAllocs checks that a queue that has reached its largest size
 // never allocates again: a pop followed by a push costs no allocation.
 func TestQueueNoAllocs(t *testing.T) {

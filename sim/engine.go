@@ -103,7 +103,7 @@ func (e *Engine) Run(ctx context.Context, until float64, h Handler) error {
 		h.Handle(next)
 		if e.topHandled {
 			e.topHandled = false
-			e.queue.Pop()
+			e.queue.removeTop()
 		}
 		n++
 		if n%checkEvery == 0 && ctx.Err() != nil {

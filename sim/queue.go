@@ -141,6 +141,17 @@ func (q *Queue) Pop() (e Event, ok bool) {
 	return top, true
 }
 
+// removeTop removes the earliest event, which must exist, without
+// reading it (Pop without its result).
+func (q *Queue) removeTop() {
+	n := len(q.items) - 1
+	last := q.items[n]
+	q.items = q.items[:n]
+	if n > 0 {
+		q.down(last)
+	}
+}
+
 // ReplaceTop removes the earliest event and schedules e, with one sift
 // instead of the two a Pop and a Push would take. The queue must not be
 // empty. The order events come out in is exactly that of Pop then Push.

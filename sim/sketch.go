@@ -57,6 +57,31 @@ func bucketValue(i int) float64 {
 // are ignored, so that the exact count, sum, minimum and maximum always
 // describe the same values as the quantiles.
 func (s *Sketch) Add(v float64) {
+	if v >= minTracked && v <= math.MaxFloat64 {
+		// The common case, a finite value with a bucket, in a few
+		// predictable branches; the rest is addRest.
+		s.count++
+		s.sum += v
+		if v < s.min {
+			s.min = v
+		}
+		if v > s.max {
+			s.max = v
+		}
+		i := bucketOf(v) - s.offset
+		if uint(i) < uint(len(s.counts)) {
+			s.counts[i]++
+			return
+		}
+		s.counts[s.grow(i+s.offset)]++
+		return
+	}
+	s.addRest(v)
+}
+
+// addRest is Add of a value below minTracked (zero, negative, -0), NaN or
+// +Inf.
+func (s *Sketch) addRest(v float64) {
 	if !(v <= math.MaxFloat64) { // NaN or +Inf
 		return
 	}

@@ -111,7 +111,7 @@ func (c *Curve) Rate(t float64) float64 {
 		return 0
 	}
 	j := c.segment(u)
-	return math.Max(c.a[j]+c.m[j]*(u-c.x[j]), 0)
+	return max(c.a[j]+c.m[j]*(u-c.x[j]), 0)
 }
 
 // Cumulative returns Λ(t), the integral of the rate from 0 to t: the
@@ -170,7 +170,7 @@ func (c *Curve) Inverse(s float64) float64 {
 		if total-g0 < s {
 			return math.Inf(1)
 		}
-		u = c.patternInverse(math.Min(g, total))
+		u = c.patternInverse(min(g, total))
 	} else {
 		if !(total > 0) || math.IsInf(g, 1) {
 			return math.Inf(1)
@@ -192,7 +192,7 @@ func (c *Curve) Inverse(s float64) float64 {
 		}
 		u = k*length + c.patternInverse(r)
 	}
-	return math.Max(u-c.phase, 0)
+	return max(u-c.phase, 0)
 }
 
 // integral returns G(u), the integral of the pattern from position 0 to
@@ -269,7 +269,7 @@ func (c *Curve) patternInverse(r float64) float64 {
 	if m == 0 {
 		tau = d / a
 	} else {
-		disc := math.Max(a*a+2*m*d, 0)
+		disc := max(a*a+2*m*d, 0)
 		den := a + math.Sqrt(disc)
 		if den > 0 {
 			tau = 2 * d / den
@@ -280,5 +280,5 @@ func (c *Curve) patternInverse(r float64) float64 {
 	if !(tau <= width) { // also catches NaN and +Inf from a == 0
 		tau = width
 	}
-	return c.x[j] + math.Max(tau, 0)
+	return c.x[j] + max(tau, 0)
 }

@@ -267,8 +267,8 @@ func attentionPairs(b Batch) float64 {
 // tokens; see Roofline.FLOPs.
 func splitPairs(b Batch) (decode, prefill float64) {
 	pf := float64(max(b.Prefill, 0))
-	pc := math.Max(b.PrefillContext, pf)
-	decode = math.Max(b.Context-pc, 0)
+	pc := max(b.PrefillContext, pf)
+	decode = max(b.Context-pc, 0)
 	if pf > 0 {
 		seqs := float64(max(b.PrefillSeqs, 1))
 		nbar := pf / seqs
@@ -423,7 +423,7 @@ func (r *Roofline) knee(c, m float64) float64 {
 	if r.SmoothKnee {
 		return math.Sqrt(c*c + m*m)
 	}
-	return math.Max(c, m)
+	return max(c, m)
 }
 
 // Predict is r's prediction for a measurement: at the measurement's TP
@@ -477,14 +477,14 @@ func (r *Roofline) StepTime(b Batch) float64 {
 	if k.smooth {
 		lin = math.Sqrt(c*c + m*m)
 	} else {
-		lin = math.Max(c, m)
+		lin = max(c, m)
 	}
 	t := k.fixed + s*k.perSeq + lin + k.commFixed + (k.commTok+k.ew)*n
 	if b.Prefill > 0 || b.PrefillContext > 0 {
 		d, p := splitPairs(b)
 		return t + k.cPair*p + k.mKV*(d+n)
 	}
-	return t + k.mKV*(math.Max(b.Context, 0)+n)
+	return t + k.mKV*(max(b.Context, 0)+n)
 }
 
 // DecodeSpan fills dts[j] with the time of a pure decode step of d
@@ -512,12 +512,12 @@ func (r *Roofline) DecodeSpan(d int, ctx0 float64, dts []float64) {
 	if k.smooth {
 		lin = math.Sqrt(c*c + m*m)
 	} else {
-		lin = math.Max(c, m)
+		lin = max(c, m)
 	}
 	t := k.fixed + s*k.perSeq + lin + k.commFixed + (k.commTok+k.ew)*n
 	for j := range dts {
 		ctx := ctx0 + float64(j*d)
-		dts[j] = t + k.mKV*(math.Max(ctx, 0)+n)
+		dts[j] = t + k.mKV*(max(ctx, 0)+n)
 	}
 }
 

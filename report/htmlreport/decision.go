@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"io"
 	"math"
+	"slices"
 	"sort"
 	"strings"
 
@@ -29,7 +30,10 @@ func WriteDecision(w io.Writer, d *report.Decision, o Options) error {
 		return err
 	}
 	p.Schema = report.DecisionSchema
-	p.Title = d.Scenario.Name + " · plan"
+	p.Title = "plan"
+	if d.Scenario.Name != "" {
+		p.Title = d.Scenario.Name + " · plan"
+	}
 	p.Description = d.Scenario.Description
 	p.Overrides = d.Scenario.Overrides
 	p.Meta = decisionMeta(d)
@@ -43,7 +47,11 @@ func WriteDecision(w io.Writer, d *report.Decision, o Options) error {
 		reps = fmt.Sprintf(" (its replication 0; the key figures below are over all %d)", doc.Replications)
 	}
 	if d.Winner != nil && len(doc.Variants) > 0 {
-		p.Verdicts = []variantVerdict{{Name: "The winner, " + d.Candidates[*d.Winner].Label + reps, Lines: doc.Variants[0].Verdict}}
+		lines := doc.Variants[0].Verdict
+		if note := report.WinnerCostNote(d); note != "" {
+			lines = append(slices.Clip(lines), note)
+		}
+		p.Verdicts = []variantVerdict{{Name: "The winner, " + d.Candidates[*d.Winner].Label + reps, Lines: lines}}
 	} else if len(doc.Variants) > 0 {
 		p.Verdicts = []variantVerdict{{Name: "The scenario as written" + reps, Lines: doc.Variants[0].Verdict}}
 	}

@@ -158,6 +158,8 @@ func resultsTable(vs []*model.Results) table {
 					c.Diff = fmt.Sprintf("Δ %+.1f pts", 100*d)
 				} else if f.integer {
 					c.Diff = "Δ " + signedCount(int64(d))
+				} else if math.Abs(d) < 5e-4*math.Max(math.Abs(base), math.Abs(v)) {
+					c.Diff = "Δ ±0" // below the three figures the values print with
 				} else {
 					c.Diff = "Δ " + signed(d, f.unit)
 				}
