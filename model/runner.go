@@ -67,6 +67,14 @@ type RunOptions struct {
 	// MaxInFlight bounds the requests each simulation holds at once (see
 	// Sim.SetMaxInFlight): 0 is DefaultMaxInFlight, negative no bound.
 	MaxInFlight int64
+	// Overloaded, when not nil, takes the runs stopped because more
+	// requests were in flight than MaxInFlight allows, instead of letting
+	// them stop the batch: it is called (serialised with sink, in place of
+	// it) with the run's partial results, marked interrupted, and the
+	// *TooManyInFlight that says when, and the batch goes on. An error it
+	// returns stops the batch like one from sink. Nil: such a run stops the
+	// batch with its *TooManyInFlight.
+	Overloaded func(i int, r *Results, err *TooManyInFlight) error
 }
 
 // RunEach runs n simulations on a pool of at most o.Workers goroutines. A worker builds simulation i from cfg(i) when it starts it,
@@ -79,7 +87,8 @@ type RunOptions struct {
 // The first error (a configuration that does not build, an interrupted
 // or stopped run, an error from sink) stops the batch: no simulation is
 // started after it, those running are cancelled, and RunEach returns it.
-// An interrupted run hands its partial results to nobody.
+// An interrupted run hands its partial results to nobody. A run stopped by
+// its in-flight bound is an error too, unless o.Overloaded takes it.
 func RunEach(ctx context.Context, n int, cfg func(i int) Config, o RunOptions, sink func(i int, r *Results) error) error {
 	workers, progress := max(o.Workers, 1), o.Progress
 	ctx, cancel := context.WithCancel(ctx)
@@ -142,8 +151,13 @@ func RunEach(ctx context.Context, n int, cfg func(i int) Config, o RunOptions, s
 				mu.Lock()
 				delete(running, i)
 				done++
-				if err == nil && firstErr == nil {
+				var tooMany *TooManyInFlight
+				switch {
+				case firstErr != nil:
+				case err == nil:
 					err = sink(i, res)
+				case o.Overloaded != nil && errors.As(err, &tooMany) && res != nil:
+					err = o.Overloaded(i, res, tooMany)
 				}
 				if err != nil {
 					fail(err)

@@ -131,16 +131,38 @@ type CandidateResult struct {
 	Replications int    `json:"replications"`
 	// Screened is true when it was rejected after its first replication.
 	Screened bool `json:"screened,omitempty"`
+	// Overloaded is set when one of its replications stopped because its
+	// backlog passed the bound on requests in flight at once: it fails
+	// every constraint, has no Checks (nothing was measured whole) and
+	// gets no more replications.
+	Overloaded *Overload `json:"overloaded,omitempty"`
 	// CostUSD is the horizon's cost over the replications (tokens, GPU
-	// time and FixedUSD), with its 95% interval.
+	// time and FixedUSD), with its 95% interval. For an Overloaded
+	// candidate it is what it costs at least: FixedUSD and the GPUs it
+	// provisions for the whole horizon (tokens not counted).
 	CostUSD Estimate `json:"cost_usd"`
 	// FixedUSD is the knobs' fixed prices prorated to the horizon.
 	FixedUSD   float64 `json:"fixed_usd"`
 	CostPerDay float64 `json:"cost_per_day_usd"`
-	// Checks hold each constraint's value, in Constraints order.
+	// Checks hold each constraint's value, in Constraints order; null for
+	// a candidate that could not be built or that overloaded.
 	Checks []CheckResult `json:"checks"`
 	// Latency is the main latency figure for the cost-latency chart.
 	Latency HeadlineFigure `json:"latency"`
+}
+
+// Overload is when and why a candidate's replication stopped: more
+// requests were in flight at once than the bound allows (the backends fall
+// ever further behind the demand).
+type Overload struct {
+	// Replication is the first replication that stopped.
+	Replication int `json:"replication"`
+	// LimitRequests is the bound passed.
+	LimitRequests int64 `json:"limit_requests"`
+	// AtS is when it was passed, seconds into the run.
+	AtS float64 `json:"at_s"`
+	// Clock is AtS as the time of day ("01:23:20").
+	Clock string `json:"clock"`
 }
 
 // CheckResult is one constraint's outcome for one candidate.
@@ -262,9 +284,9 @@ func statusRank(s string) int {
 }
 
 // MinMargin is a candidate's smallest constraint margin: how near it came
-// (−Inf when it could not be built).
+// (−Inf when it could not be built or overloaded).
 func (c CandidateResult) MinMargin() float64 {
-	if c.Invalid != "" {
+	if c.Invalid != "" || c.Overloaded != nil {
 		return math.Inf(-1)
 	}
 	m := math.Inf(1)

@@ -187,6 +187,9 @@ func FailReason(d *Decision, c CandidateResult) string {
 	if c.Invalid != "" {
 		return "cannot be built: " + c.Invalid
 	}
+	if o := c.Overloaded; o != nil {
+		return OverloadReason(o)
+	}
 	wi := -1
 	for i, ch := range c.Checks {
 		if !ch.Met && (wi < 0 || ch.Margin < c.Checks[wi].Margin) {
@@ -210,6 +213,26 @@ func FailReason(d *Decision, c CandidateResult) string {
 		s += " (after one replication)"
 	}
 	return s
+}
+
+// OverloadReason says why an overloaded candidate fails: "its backlog
+// passed 10,000,000 requests in flight at 01:23:20: far short of the
+// demand".
+func OverloadReason(o *Overload) string {
+	return fmt.Sprintf("its backlog passed %s requests in flight at %s: far short of the demand", Count(o.LimitRequests), o.Clock)
+}
+
+// CandidateCost is a candidate's cost over the horizon, in words: "—" when
+// it could not be built, "≥ $1,234" (what it costs at least) when it
+// overloaded.
+func CandidateCost(c CandidateResult) string {
+	switch {
+	case c.Invalid != "":
+		return "—"
+	case c.Overloaded != nil:
+		return "≥ " + USD(c.CostUSD.Mean)
+	}
+	return USD(c.CostUSD.Mean)
 }
 
 // Hardware describes the GPUs of each cluster that served in a run:
@@ -322,6 +345,18 @@ func headlineCheck(d *Decision) int {
 	return 0
 }
 
+// lastOverloaded is the overloaded candidate whose backlog passed the bound
+// latest (the first such in rank order), or -1.
+func lastOverloaded(d *Decision) int {
+	at := -1
+	for i, c := range d.Candidates {
+		if c.Overloaded != nil && (at < 0 || c.Overloaded.AtS > d.Candidates[at].Overloaded.AtS) {
+			at = i
+		}
+	}
+	return at
+}
+
 // DecisionAnswer is the one-sentence answer.
 func DecisionAnswer(d *Decision) string {
 	g := d.Growth
@@ -329,6 +364,11 @@ func DecisionAnswer(d *Decision) string {
 		if d.Nearest == nil {
 			if len(d.Candidates) == 0 {
 				return "Nothing holds: no candidate could be simulated."
+			}
+			if o := lastOverloaded(d); o >= 0 {
+				c := d.Candidates[o]
+				return fmt.Sprintf("Nothing holds: none of the %s candidates simulated kept up with the demand; the one that lasted longest, %s, failed because %s.",
+					Count(int64(len(d.Candidates))), c.Label, OverloadReason(c.Overloaded))
 			}
 			return fmt.Sprintf("Nothing holds: none of the %s candidates simulated could be built (%s).", Count(int64(len(d.Candidates))), d.Candidates[0].Invalid)
 		}
@@ -551,11 +591,7 @@ func writeCandidates(w io.Writer, d *Decision) {
 		for _, v := range c.Values {
 			fmt.Fprintf(tw, "%s\t", v)
 		}
-		if c.Invalid != "" {
-			fmt.Fprint(tw, "—\t")
-		} else {
-			fmt.Fprintf(tw, "%s\t", USD(c.CostUSD.Mean))
-		}
+		fmt.Fprintf(tw, "%s\t", CandidateCost(c))
 		for _, g := range groups {
 			if c.Invalid != "" || len(c.Checks) == 0 {
 				fmt.Fprint(tw, "—\t")
@@ -575,6 +611,8 @@ func writeCandidates(w io.Writer, d *Decision) {
 			status = fmt.Sprintf("winner (re-checked at %d replications)", c.Replications)
 		case c.Screened:
 			status = "fails (after one replication)"
+		case c.Overloaded != nil && c.Status == "fails":
+			status = "fails (overloaded)"
 		}
 		fmt.Fprintln(tw, status)
 	}

@@ -177,9 +177,12 @@ func candidateTable(d *report.Decision) table {
 	t.Head = append(t.Head, "status")
 	for _, c := range d.Candidates {
 		row := tableRow{Label: c.Label, Knee: c.Status == "winner"}
-		if c.Invalid != "" {
+		switch {
+		case c.Invalid != "":
 			row.Cells = append(row.Cells, tableCell{Value: "—"}, tableCell{Value: "—"})
-		} else {
+		case c.Overloaded != nil:
+			row.Cells = append(row.Cells, tableCell{Value: report.CandidateCost(c), Interval: "at least: fixed prices and GPUs"}, tableCell{Value: "≥ " + report.USD(c.CostPerDay)})
+		default:
 			row.Cells = append(row.Cells, tableCell{Value: report.USD(c.CostUSD.Mean), Interval: intervalText(c.CostUSD.Lo, c.CostUSD.Hi, "usd", "")},
 				tableCell{Value: report.USD(c.CostPerDay)})
 		}
@@ -277,7 +280,7 @@ func frontierChart(d *report.Decision) (chartView, error) {
 	type pt struct{ x, y float64 }
 	var feasible []pt
 	for _, c := range d.Candidates {
-		if c.Invalid != "" {
+		if c.Invalid != "" || c.Overloaded != nil { // no latency measured
 			continue
 		}
 		y := math.Max(round4(c.Latency.Value), 1e-3)

@@ -27,6 +27,8 @@ type cand struct {
 	// screened is set when the first replication failed by more than the
 	// screen allows; the candidate gets no more.
 	screened bool
+	// A candidate with an overloaded replication (overload) gets no more
+	// either: it fails every constraint.
 	verdicts []verdict
 	holds    bool
 	cost     float64
@@ -228,7 +230,7 @@ func (ev *evaluator) run(cs []*cand, reps int) error {
 	}
 	var rest []*cand
 	for _, c := range cs {
-		if c.invalid == "" && !c.screened && len(c.samples) < reps {
+		if c.invalid == "" && !c.screened && c.overload() == nil && len(c.samples) < reps {
 			rest = append(rest, c)
 		}
 	}
@@ -277,6 +279,8 @@ func (ev *evaluator) simulate(cs []*cand, reps int) error {
 				ev.fulls.put(owner[i], r)
 			}
 		}
+	}, func(i int, r *model.Results, e *model.TooManyInFlight) {
+		samples[i] = overloadedSample(r, e)
 	})
 	if err != nil {
 		return err
@@ -321,11 +325,44 @@ func (ev *evaluator) spend(owner []*cand) error {
 	return nil
 }
 
-// judge checks every constraint over the candidate's replications.
+// overloadedSample is what a replication stopped by its in-flight bound
+// measured: nothing whole, only why and when it stopped, and what ran out
+// by then.
+func overloadedSample(r *model.Results, e *model.TooManyInFlight) sample {
+	s := sample{overload: e}
+	if r.Replication == 0 {
+		s.bottleneck = report.Bottleneck(r)
+	}
+	return s
+}
+
+// overload is why the candidate's first overloaded replication (in
+// replication order) stopped, or nil.
+func (c *cand) overload() *model.TooManyInFlight {
+	for _, s := range c.samples {
+		if s.overload != nil {
+			return s.overload
+		}
+	}
+	return nil
+}
+
+// judge checks every constraint over the candidate's replications. A
+// candidate with an overloaded replication fails every constraint at the
+// worst score (its backlog outgrew the memory set aside: it is far short
+// of the demand), and costs what it costs at least.
 func (ev *evaluator) judge(c *cand) {
 	pr := ev.pr
 	if c.invalid != "" {
 		c.holds, c.minScore, c.cost = false, -math.Inf(1), c.fixed
+		return
+	}
+	if c.overload() != nil {
+		c.verdicts = make([]verdict, len(pr.Cons))
+		for i := range c.verdicts {
+			c.verdicts[i] = verdict{margin: -1, score: -scoreCap, at: -1}
+		}
+		c.holds, c.minScore, c.cost = false, -scoreCap, c.fixed+gpuFloor(c.cfg)
 		return
 	}
 	c.verdicts = make([]verdict, len(pr.Cons))
@@ -395,12 +432,20 @@ func (ev *evaluator) simulations() int {
 // others with their summaries only (all the report's summary reads). The
 // first's full results come from fulls when kept there, else from running
 // it again.
+//
+// It returns nil when a replication overloaded (judge fails the candidate).
 func (ev *evaluator) full(c *cand, reps int) ([]*model.Results, error) {
+	if c.overload() != nil {
+		return nil, nil
+	}
 	if ev.noReuse {
 		return ev.fullAgain(c, reps)
 	}
 	if err := ev.simulate([]*cand{c}, reps); err != nil {
 		return nil, err
+	}
+	if c.overload() != nil {
+		return nil, nil
 	}
 	first := ev.fulls.get(c)
 	if first == nil {
@@ -409,7 +454,7 @@ func (ev *evaluator) full(c *cand, reps int) ([]*model.Results, error) {
 		if err := ev.spend([]*cand{c}); err != nil {
 			return nil, err
 		}
-		if err := ev.pool([]model.Config{cfg}, []*cand{c}, func(_ int, r *model.Results) { first = r }); err != nil {
+		if err := ev.pool([]model.Config{cfg}, []*cand{c}, func(_ int, r *model.Results) { first = r }, nil); err != nil {
 			return nil, err
 		}
 		ev.mu.Lock()
@@ -439,19 +484,28 @@ func (ev *evaluator) fullAgain(c *cand, reps int) ([]*model.Results, error) {
 		return nil, err
 	}
 	res := make([]*model.Results, reps)
-	if err := ev.pool(cfgs, owner, func(i int, r *model.Results) { res[i] = r }); err != nil {
+	over := make([]*model.TooManyInFlight, reps)
+	if err := ev.pool(cfgs, owner, func(i int, r *model.Results) { res[i] = r },
+		func(i int, r *model.Results, e *model.TooManyInFlight) { res[i], over[i] = r, e }); err != nil {
 		return nil, err
 	}
 	ev.mu.Lock()
 	ev.sims += reps
 	ev.mu.Unlock()
 	c.samples = c.samples[:0]
-	for _, r := range res {
+	for i, r := range res {
+		if over[i] != nil {
+			c.samples = append(c.samples, overloadedSample(r, over[i]))
+			continue
+		}
 		s := ev.pr.measure(r, c.fixed)
 		if r.Replication == 0 {
 			s.bottleneck = report.Bottleneck(r)
 		}
 		c.samples = append(c.samples, s)
+	}
+	if c.overload() != nil {
+		return nil, nil
 	}
 	return res, nil
 }
@@ -460,15 +514,26 @@ func (ev *evaluator) fullAgain(c *cand, reps int) ([]*model.Results, error) {
 // worker takes it and dropped once done (use sees its results), so memory
 // holds only the simulations in flight. use is called once per
 // configuration; calls are serialised. owner[i] is the candidate cfgs[i]
-// belongs to.
-func (ev *evaluator) pool(cfgs []model.Config, owner []*cand, use func(i int, r *model.Results)) error {
+// belongs to. A run stopped by the in-flight bound goes to overloaded,
+// with its partial results, in place of use (nil: it stops the pool with
+// its *model.TooManyInFlight); with no bound (--force) none is.
+func (ev *evaluator) pool(cfgs []model.Config, owner []*cand, use func(i int, r *model.Results), overloaded func(i int, r *model.Results, e *model.TooManyInFlight)) error {
 	if ev.onSim != nil {
 		for i, c := range cfgs {
 			ev.onSim(owner[i], c.Replication)
 		}
 	}
-	err := model.RunEach(ev.ctx, len(cfgs), func(i int) model.Config { return cfgs[i] },
-		model.RunOptions{Workers: ev.workers, MaxInFlight: ev.maxInFlight},
+	o := model.RunOptions{Workers: ev.workers, MaxInFlight: ev.maxInFlight}
+	if overloaded != nil {
+		o.Overloaded = func(i int, r *model.Results, e *model.TooManyInFlight) error {
+			if ev.ctx.Err() != nil {
+				return sim.ErrInterrupted
+			}
+			overloaded(i, r, e)
+			return nil
+		}
+	}
+	err := model.RunEach(ev.ctx, len(cfgs), func(i int) model.Config { return cfgs[i] }, o,
 		func(i int, r *model.Results) error {
 			if r.Interrupted {
 				return sim.ErrInterrupted

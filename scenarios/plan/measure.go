@@ -25,6 +25,9 @@ type sample struct {
 	peak    *model.PeakWindow // the busiest hour (a copy), or nil
 	// bottleneck is what ran out, in words (the first replication's only).
 	bottleneck string
+	// overload, when not nil, says the replication stopped because its
+	// backlog passed the in-flight bound; nothing else was measured.
+	overload *model.TooManyInFlight
 }
 
 // measure reads every constraint off one replication's results.

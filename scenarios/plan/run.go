@@ -296,6 +296,21 @@ func (pr *Problem) candidateResult(c *cand) report.CandidateResult {
 	if len(costs) == 0 {
 		cr.CostUSD = report.Estimate{Mean: c.fixed, Lo: c.fixed, Hi: c.fixed}
 	}
+	if o := c.overload(); o != nil {
+		// Nothing was measured whole: what it costs at least, no checks.
+		for r, s := range c.samples {
+			if s.overload == o {
+				cr.Overloaded = &report.Overload{Replication: r, LimitRequests: o.Limit, AtS: o.At, Clock: clockAtS(pr.base.StartClock, o.At)}
+				break
+			}
+		}
+		cr.CostUSD = report.Estimate{Mean: c.cost, Lo: c.cost, Hi: c.cost}
+		if h := pr.Settings.HorizonS; h > 0 {
+			cr.CostPerDay = c.cost * 86400 / h
+		}
+		cr.Latency = report.HeadlineFigure{Name: pr.MainLatencyName(), Unit: "s"}
+		return cr
+	}
 	if h := pr.Settings.HorizonS; h > 0 {
 		cr.CostPerDay = cr.CostUSD.Mean * 86400 / h
 	}
@@ -321,6 +336,12 @@ func (pr *Problem) candidateResult(c *cand) report.CandidateResult {
 func clockAt(start, t float64) string {
 	s := int(math.Mod(start+t, 86400))
 	return fmt.Sprintf("%02d:%02d", s/3600, s%3600/60)
+}
+
+// clockAtS is clockAt to the second: "01:23:20".
+func clockAtS(start, t float64) string {
+	s := int(math.Mod(start+t, 86400))
+	return fmt.Sprintf("%02d:%02d:%02d", s/3600, s%3600/60, s%60)
 }
 
 // countSkipped classifies the candidates never simulated: those with less
@@ -468,7 +489,11 @@ func (pr *Problem) growth(ev *evaluator, of *cand) (*report.Growth, error) {
 			if err != nil {
 				return nil, err
 			}
-			g.Bottleneck = report.Bottleneck(rs[0])
+			if rs != nil {
+				g.Bottleneck = report.Bottleneck(rs[0])
+			} else if len(brk.samples) > 0 {
+				g.Bottleneck = brk.samples[0].bottleneck
+			}
 		} else {
 			g.Bottleneck = brk.samples[0].bottleneck
 		}
