@@ -44,13 +44,14 @@ run: build
 	$(BIN) run --json $(OUT)/morning-peak.json --csv $(OUT)/morning-peak
 
 ## test: vet and run every test (what CI runs); the browser test's pages and screenshots go to out/screenshots.
+## HEADROOM_EXCERPTS=all: the README's plan excerpts are checked too (about 50 s of the run).
 ## model/serve runs last and alone: its tests drive a live server by the wall clock, and beside the
 ## other packages' tests on two cores its clients would be starved of CPU
 SERVE_PKG := ./model/serve/
 test: assets node-sdks
 	$(GO) vet ./...
 	rm -rf $(OUT)/screenshots
-	HEADROOM_SCREENSHOTS=$(CURDIR)/$(OUT)/screenshots $(GO) test -count=1 $$($(GO) list ./... | grep -v '/model/serve$$')
+	HEADROOM_EXCERPTS=all HEADROOM_SCREENSHOTS=$(CURDIR)/$(OUT)/screenshots $(GO) test -count=1 $$($(GO) list ./... | grep -v '/model/serve$$')
 	$(GO) test -count=1 $(SERVE_PKG)
 
 ## test-browser: only the HTML report's headless-chromium test (installs chromium if absent), pages and screenshots in out/screenshots
