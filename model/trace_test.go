@@ -127,7 +127,7 @@ func TestTraceErrorStopsTheRun(t *testing.T) {
 // TestTraceTokensRules: a trace gives the tokens, so the token
 // distributions must be left out.
 func TestTraceTokensRules(t *testing.T) {
-	spec := &workloads.TraceSpec{File: "../workloads/testdata/azure_small.csv"}
+	spec := &workloads.TraceSpec{File: "../workloads/testdata/made_up_azure.csv"}
 	cfg := hostedTraceConfig(spec, 100)
 	cfg.Workloads[0].Tokens.Input = workloads.Fixed(10)
 	cfg.ApplyDefaults()
@@ -248,21 +248,21 @@ func TestAzureTracesReplay(t *testing.T) {
 // TestHostedPromptCacheFromKeys: a hosted API's prompt cache reads a
 // request's leading blocks that an earlier request wrote within the TTL.
 func TestHostedPromptCacheFromKeys(t *testing.T) {
-	// Prompts of 1100, 1600, 600, 1024 tokens; blocks of 512; hashes
-	// [0 1], [0 1 3], [0], [0 1] in whole blocks. min_tokens 512.
-	spec := &workloads.TraceSpec{File: "../workloads/testdata/mooncake_small.jsonl"}
+	// Prompts of 1300, 1800, 700, 1100 tokens; blocks of 512; hashes
+	// [10 11], [10 11 13], [10], [10 11] in whole blocks. min_tokens 512.
+	spec := &workloads.TraceSpec{File: "../workloads/testdata/made_up_mooncake.jsonl"}
 	cfg := hostedTraceConfig(spec, 100)
 	cfg.Providers[0].Cache = CacheSpec{TTL: 300, MinTokens: 512}
 	res := mustRun(t, cfg)
 	tk := res.Summary.Tokens
-	// Request 1 reads [0 1] (1024) and writes [3]; request 2 reads [0]
-	// (512); request 3 reads [0 1] (1024). Request 0 writes 1024.
+	// Request 1 reads [10 11] (1024) and writes [13]; request 2 reads [10]
+	// (512); request 3 reads [10 11] (1024). Request 0 writes 1024.
 	if tk.CacheRead != 1024+512+1024 || tk.CacheWrite != 1024+512 {
 		t.Errorf("read %d, written %d; want 2560 and 1536", tk.CacheRead, tk.CacheWrite)
 	}
-	// With a TTL of 1 s, request 2 (at 1.5 s) finds block 0 expired and
-	// writes it again; request 3 (at 2.25 s) reads block 0, refreshed by
-	// request 2, but not block 1, last written at 0 s.
+	// With a TTL of 1 s, request 2 (at 1.4 s) finds block 10 expired and
+	// writes it again; request 3 (at 2.25 s) reads block 10, refreshed by
+	// request 2, but not block 11, last written at 0 s.
 	cfg.Providers[0].Cache.TTL = 1
 	res = mustRun(t, cfg)
 	if tk := res.Summary.Tokens; tk.CacheRead != 1024+512 {

@@ -37,7 +37,7 @@ func fuzzRead(t *testing.T, name string, src []byte, spec TraceSpec) {
 }
 
 func FuzzAzureTrace(f *testing.F) {
-	f.Add([]byte("TIMESTAMP,ContextTokens,GeneratedTokens\n2023-11-16 18:15:46.6805900,374,44\n2023-11-16 18:15:50.9951690,396,109\n"))
+	f.Add([]byte("TIMESTAMP,ContextTokens,GeneratedTokens\n2024-03-04 23:58:10.2500000,512,64\n2024-03-04 23:58:12.7500000,1200,32\n"))
 	f.Add([]byte("TIMESTAMP,ContextTokens,GeneratedTokens\n2024-05-10 00:00:00.009930+00:00,2162,5\n"))
 	f.Add([]byte("TIMESTAMP,ContextTokens\n\"2023\n"))
 	f.Fuzz(func(t *testing.T, src []byte) {
@@ -71,7 +71,7 @@ func FuzzGenericJSONLTrace(f *testing.F) {
 }
 
 func FuzzServeGenTrace(f *testing.F) {
-	f.Add([]byte("0,2,1,Gamma,1.0,0.5\n600,0.5,2.5,Weibull,0.5,1.0\n1200,0,0,,0,0\n"))
+	f.Add([]byte("0,2,0.71,Gamma,2.0,0.25\n600,0.25,2.24,Weibull,0.5,2.0\n1200,0,0,,0,0\n"))
 	f.Fuzz(func(t *testing.T, src []byte) {
 		if len(src) > 300 {
 			return // a long file of high rates is slow to replay, not wrong
@@ -81,7 +81,7 @@ func FuzzServeGenTrace(f *testing.F) {
 }
 
 func FuzzServeGenPMF(f *testing.F) {
-	f.Add("{165: 0.0003, 211: 3.1e-05}")
+	f.Add("{120: 0.25, 480: 7.5e-01}")
 	f.Add("{}")
 	f.Fuzz(func(t *testing.T, s string) {
 		p, err := parsePyPMF(s)
@@ -92,7 +92,7 @@ func FuzzServeGenPMF(f *testing.F) {
 }
 
 func FuzzParseDatetime(f *testing.F) {
-	f.Add("2023-11-16 18:17:03.9799600")
+	f.Add("2024-03-04 23:58:13.0000001")
 	f.Add("2024-05-10 00:00:00.009930+00:00")
 	f.Fuzz(func(t *testing.T, s string) { parseDatetime(s) })
 }

@@ -190,11 +190,11 @@ func TestReplayLoop(t *testing.T) {
 }
 
 func TestReplayMooncakeKeys(t *testing.T) {
-	recs, sum := replayAll(t, TraceSpec{File: "testdata/mooncake_small.jsonl"}, math.Inf(1))
+	recs, sum := replayAll(t, TraceSpec{File: "testdata/made_up_mooncake.jsonl"}, math.Inf(1))
 	if len(recs) != 4 || sum.BlockTokens != 512 || sum.WithKeys != 4 {
 		t.Fatalf("got %d records, summary %+v", len(recs), sum)
 	}
-	// Only whole prompt blocks: 1100 tokens have 2, 1600 have 3.
+	// Only whole prompt blocks: 1300 tokens have 2, 1800 have 3.
 	lens := []int{len(recs[0].Keys), len(recs[1].Keys), len(recs[2].Keys), len(recs[3].Keys)}
 	if !slices.Equal(lens, []int{2, 3, 1, 2}) {
 		t.Fatalf("key counts %v", lens)
@@ -207,8 +207,8 @@ func TestReplayMooncakeKeys(t *testing.T) {
 		t.Error("a key names the whole prefix, not the block")
 	}
 	// Copies are other users: their keys are their own.
-	recs2, _ := replayAll(t, TraceSpec{File: "testdata/mooncake_small.jsonl", Scale: 2}, math.Inf(1))
-	if recs2[2].Time != 1 || recs2[2].Input != 1100 || recs2[2].Keys[0] == recs2[0].Keys[0] {
+	recs2, _ := replayAll(t, TraceSpec{File: "testdata/made_up_mooncake.jsonl", Scale: 2}, math.Inf(1))
+	if recs2[2].Time != 1 || recs2[2].Input != 1300 || recs2[2].Keys[0] == recs2[0].Keys[0] {
 		t.Errorf("copy 1 (delayed 1 s) shares copy 0's keys: %+v", recs2[:3])
 	}
 }
@@ -275,8 +275,8 @@ func TestForgetSessionsKeepsNewest(t *testing.T) {
 }
 
 func TestReplayServeGenWithoutStream(t *testing.T) {
-	recs, _ := replayAll(t, TraceSpec{File: "testdata/servegen_small-trace.csv", Scale: 0.5}, math.Inf(1))
-	rp, err := OpenReplay(&TraceSpec{File: "testdata/servegen_small-trace.csv"}, math.Inf(1), nil)
+	recs, _ := replayAll(t, TraceSpec{File: "testdata/made_up_servegen-trace.csv", Scale: 0.5}, math.Inf(1))
+	rp, err := OpenReplay(&TraceSpec{File: "testdata/made_up_servegen-trace.csv"}, math.Inf(1), nil)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -24,7 +24,7 @@ import (
 // data), the start time in seconds, the request rate, the inter-arrival CV,
 // the fitted family (Gamma or Weibull) and its shape and scale; its
 // chunk-N-dataset.json gives, per 6-hour window, the distributions of input
-// and output tokens as Python dict strings "{165: 0.0003, 211: ...}".
+// and output tokens as Python dict strings "{120: 0.25, 480: ...}".
 //
 // A ServeGen trace is replayed as the process those statistics describe:
 // in each window, gaps drawn from the window's family with its fitted shape,

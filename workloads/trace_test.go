@@ -34,17 +34,17 @@ func readAll(t *testing.T, spec TraceSpec) []TraceRow {
 }
 
 func TestReadAzureFixture(t *testing.T) {
-	rows := readAll(t, TraceSpec{File: "testdata/azure_small.csv"})
+	rows := readAll(t, TraceSpec{File: "testdata/made_up_azure.csv"})
 	want := []struct {
 		t       float64
 		in, out int
 		line    int
 	}{
-		{0, 374, 44, 2},
-		{4.314579, 396, 109, 3},
-		{4.541877, 879, 55, 4},
-		{60, 91, 16, 5},
-		{5*3600 + 44*60 + 13.31941, 10, 1, 6}, // across midnight
+		{0, 512, 64, 2},
+		{2.5, 1200, 32, 3},
+		{2.75, 2048, 128, 4},
+		{60, 256, 16, 5},
+		{4*3600 + 1*60 + 49.75, 20, 2, 6}, // across midnight
 	}
 	if len(rows) != len(want) {
 		t.Fatalf("got %d rows, want %d", len(rows), len(want))
@@ -59,10 +59,10 @@ func TestReadAzureFixture(t *testing.T) {
 
 func TestDetectFormats(t *testing.T) {
 	for file, want := range map[string]string{
-		"testdata/azure_small.csv":          FormatAzure,
-		"testdata/mooncake_small.jsonl":     FormatMooncake,
-		"testdata/burstgpt_small.csv":       FormatBurstGPT,
-		"testdata/servegen_small-trace.csv": FormatServeGen,
+		"testdata/made_up_azure.csv":          FormatAzure,
+		"testdata/made_up_mooncake.jsonl":     FormatMooncake,
+		"testdata/burstgpt_small.csv":         FormatBurstGPT,
+		"testdata/made_up_servegen-trace.csv": FormatServeGen,
 	} {
 		got, err := DetectTraceFormat(file)
 		if err != nil || got != want {
@@ -76,7 +76,7 @@ func TestDetectFormats(t *testing.T) {
 
 func TestParseDatetimeAgreesWithTime(t *testing.T) {
 	cases := []string{
-		"2023-11-16 18:17:03.9799600",
+		"2024-03-04 23:58:13.0000001",
 		"2024-05-10 00:00:00.009930+00:00",
 		"2024-02-29T23:59:59Z",
 		"2023-11-16 19:15:47+01:00",
@@ -114,17 +114,17 @@ func TestParseDatetimeAgreesWithTime(t *testing.T) {
 }
 
 func TestReadMooncake(t *testing.T) {
-	rows := readAll(t, TraceSpec{File: "testdata/mooncake_small.jsonl"})
+	rows := readAll(t, TraceSpec{File: "testdata/made_up_mooncake.jsonl"})
 	if len(rows) != 4 {
 		t.Fatalf("got %d rows", len(rows))
 	}
-	if rows[2].Time != 1.5 || rows[2].Input != 600 || rows[2].Output != 7 || rows[2].Line != 3 {
+	if rows[2].Time != 1.4 || rows[2].Input != 700 || rows[2].Output != 9 || rows[2].Line != 3 {
 		t.Errorf("row 2: %+v", rows[2])
 	}
 	if rows[3].Line != 5 || rows[3].Time != 2.25 { // the blank line is skipped but counted
 		t.Errorf("row 3: %+v", rows[3])
 	}
-	if got := rows[1].Blocks; len(got) != 4 || got[3] != 4 {
+	if got := rows[1].Blocks; len(got) != 4 || got[3] != 14 {
 		t.Errorf("blocks: %v", got)
 	}
 }
@@ -177,7 +177,7 @@ func TestReadGenericJSONL(t *testing.T) {
 }
 
 func TestReadGzip(t *testing.T) {
-	src, err := os.ReadFile("testdata/mooncake_small.jsonl")
+	src, err := os.ReadFile("testdata/made_up_mooncake.jsonl")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -191,7 +191,7 @@ func TestReadGzip(t *testing.T) {
 	zw.Close()
 	f.Close()
 	rows := readAll(t, TraceSpec{File: p})
-	if len(rows) != 4 || rows[3].Output != 300 {
+	if len(rows) != 4 || rows[3].Output != 200 {
 		t.Errorf("gzip: %+v", rows)
 	}
 }
@@ -231,7 +231,7 @@ func fmtInts(v []int) string {
 
 func TestTraceErrors(t *testing.T) {
 	head := "TIMESTAMP,ContextTokens,GeneratedTokens\n"
-	row := "2023-11-16 18:15:46.6805900,374,44\n"
+	row := "2024-03-04 23:58:10.2500000,512,64\n"
 	cols := TraceColumns{Time: "t", Input: "i", Output: "o"}
 	cases := []struct {
 		name, src string
@@ -240,13 +240,13 @@ func TestTraceErrors(t *testing.T) {
 	}{
 		{"empty.csv", "", TraceSpec{Format: FormatAzure}, "empty file"},
 		{"h.csv", "time,in,out\n" + row, TraceSpec{Format: FormatAzure}, `h.csv:1: header has no column "TIMESTAMP", "ContextTokens", "GeneratedTokens"`},
-		{"ts.csv", head + row + "2023-11-16 18:15:4x,1,1\n", TraceSpec{}, `ts.csv:3: column "TIMESTAMP": timestamp "2023-11-16 18:15:4x"`},
-		{"neg.csv", head + row + "2023-11-16 18:15:47,-1,1\n", TraceSpec{}, `neg.csv:3: column "ContextTokens": -1 is out of range`},
-		{"many.csv", head + "2023-11-16 18:15:47,1,many\n", TraceSpec{}, `many.csv:2: column "GeneratedTokens": "many" is not a whole number`},
-		{"short.csv", head + row + "2023-11-16 18:15:47,1\n", TraceSpec{}, "short.csv:3: 2 fields, but the header has 3"},
-		{"order.csv", head + row + "2023-11-16 18:15:40,1,1\n", TraceSpec{}, "order.csv:3: time is 6.68059s earlier than line 2's"},
-		{"big.csv", head + "2023-11-16 18:15:47,1e20,1\n", TraceSpec{}, "out of range"},
-		{"frac.csv", head + "2023-11-16 18:15:47,1.5,1\n", TraceSpec{}, `"1.5" is not a whole number`},
+		{"ts.csv", head + row + "2024-03-04 23:58:1x,1,1\n", TraceSpec{}, `ts.csv:3: column "TIMESTAMP": timestamp "2024-03-04 23:58:1x"`},
+		{"neg.csv", head + row + "2024-03-04 23:58:17,-1,1\n", TraceSpec{}, `neg.csv:3: column "ContextTokens": -1 is out of range`},
+		{"many.csv", head + "2024-03-04 23:58:17,1,many\n", TraceSpec{}, `many.csv:2: column "GeneratedTokens": "many" is not a whole number`},
+		{"short.csv", head + row + "2024-03-04 23:58:17,1\n", TraceSpec{}, "short.csv:3: 2 fields, but the header has 3"},
+		{"order.csv", head + row + "2024-03-04 23:58:10,1,1\n", TraceSpec{}, "order.csv:3: time is 0.25s earlier than line 2's"},
+		{"big.csv", head + "2024-03-04 23:58:17,1e20,1\n", TraceSpec{}, "out of range"},
+		{"frac.csv", head + "2024-03-04 23:58:17,1.5,1\n", TraceSpec{}, `"1.5" is not a whole number`},
 		{"m.jsonl", `{"timestamp": 0, "input_length": 5, "output_length": 1}` + "\n{\"timestamp\": 1, \"output_length\": 1}\n", TraceSpec{Format: FormatMooncake}, `m.jsonl:2: missing field "input_length"`},
 		{"m2.jsonl", `{"timestamp": 0, "input_length": "x", "output_length": 1}`, TraceSpec{Format: FormatMooncake}, `m2.jsonl:1: field "input_length": expected a int64, got a JSON string`},
 		{"m3.jsonl", "{\"timestamp\": 0,", TraceSpec{Format: FormatMooncake}, "m3.jsonl:1: not a JSON object"},
@@ -320,33 +320,34 @@ func TestTraceSpecValidate(t *testing.T) {
 }
 
 func TestServeGenReplay(t *testing.T) {
-	rows := readAll(t, TraceSpec{File: "testdata/servegen_small-trace.csv"})
+	rows := readAll(t, TraceSpec{File: "testdata/made_up_servegen-trace.csv"})
 	var n1, n2 int
 	for _, r := range rows {
 		switch r.Input {
-		case 100, 300:
+		case 200, 400:
 			n1++
-			if r.Output != 10 {
-				t.Fatalf("window 900's output is always 10: %+v", r)
+			if r.Output != 20 {
+				t.Fatalf("window 800's output is always 20: %+v", r)
 			}
-		case 1000:
+		case 2000:
 			n2++
 		default:
 			t.Fatalf("input %d is in no distribution", r.Input)
 		}
 	}
-	// 600..1200 s at 2/s (Gamma, cv 1) and 1200..1800 s at 0.5/s (Weibull
-	// shape 0.5, cv √5). Tokens come from the dataset window in force: 900
-	// (also before it, the earlier one being empty) until 1500, then 1500.
-	// So 1200 + 150 requests of the first kind and 150 of the second.
-	sd1, sd2 := math.Sqrt(1200+150*5), math.Sqrt(150*5)
-	if math.Abs(float64(n1)-1350) > 4*sd1 || math.Abs(float64(n2)-150) > 4*sd2 {
-		t.Errorf("counts %d and %d, want about 1350 and 150", n1, n2)
+	// 600..1200 s at 2/s (Gamma shape 2, cv² 1/2) and 1200..1800 s at
+	// 0.25/s (Weibull shape 0.5, cv² 5). Tokens come from the dataset
+	// window in force: 800 (also before it, the earlier one being empty)
+	// until 1400, then 1400. So 1200 + 50 requests of the first kind and
+	// 100 of the second; a renewal count's variance is about n·cv².
+	sd1, sd2 := math.Sqrt(1200*0.5+50*5), math.Sqrt(100*5)
+	if math.Abs(float64(n1)-1250) > 4*sd1 || math.Abs(float64(n2)-100) > 4*sd2 {
+		t.Errorf("counts %d and %d, want about 1250 and 100", n1, n2)
 	}
 }
 
 func TestReplayIsExact(t *testing.T) {
-	spec := TraceSpec{File: "testdata/azure_small.csv"}
+	spec := TraceSpec{File: "testdata/made_up_azure.csv"}
 	rows := readAll(t, spec)
 	rp, err := OpenReplay(&spec, math.Inf(1), nil)
 	if err != nil {
@@ -369,7 +370,7 @@ func TestReplayIsExact(t *testing.T) {
 		}
 	}
 	s := rp.Summary()
-	if s.Requests != 5 || s.RowsRead != 5 || s.RowsKept != 5 || s.Input.Max != 879 {
+	if s.Requests != 5 || s.RowsRead != 5 || s.RowsKept != 5 || s.Input.Max != 2048 {
 		t.Errorf("summary %+v", s)
 	}
 }

@@ -42,7 +42,7 @@ func TestFitWritesARunnableScenario(t *testing.T) {
 		t.Errorf("run of the fitted scenario: exit %d: %s", code, stderr)
 	}
 	// Printed rather than written: the same scenario on stdout.
-	_, stdout, _ = cli(t, "fit", "../../workloads/testdata/azure_small.csv", "--workloads-only", "--route", "sonnet")
+	_, stdout, _ = cli(t, "fit", "../../workloads/testdata/made_up_azure.csv", "--workloads-only", "--route", "sonnet")
 	if !strings.Contains(stdout, "Scenario (paste it") || !strings.Contains(stdout, `route = "sonnet"`) || strings.Contains(stdout, "[[provider]]") {
 		t.Errorf("workloads only:\n%s", stdout)
 	}
@@ -93,7 +93,7 @@ func TestFitBadInput(t *testing.T) {
 		{[]string{"fit", bad, "--by", "colour"}, "--by \"colour\""},
 		{[]string{"fit", bad, "--every", "0s"}, "--every"},
 		{[]string{"fit", bad, "--where", "model"}, "--where"},
-		{[]string{"fit", "../../workloads/testdata/azure_small.csv", "--by", "tenant"}, "fit by tenant: the azure trace has no tenant field"},
+		{[]string{"fit", "../../workloads/testdata/made_up_azure.csv", "--by", "tenant"}, "fit by tenant: the azure trace has no tenant field"},
 	}
 	for _, c := range cases {
 		code, stdout, stderr := cli(t, c.args...)

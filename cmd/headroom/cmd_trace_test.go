@@ -13,7 +13,7 @@ import (
 // replications on two workers; the terminal and the JSON say what was read.
 func TestRunTraceScenario(t *testing.T) {
 	dir := t.TempDir()
-	src, err := os.ReadFile("../../workloads/testdata/mooncake_small.jsonl")
+	src, err := os.ReadFile("../../workloads/testdata/made_up_mooncake.jsonl")
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -24,7 +24,7 @@ func TestResultsValidateAgainstSchema(t *testing.T) {
 	schema := printedSchema(t, "--results", report.ResultsSchema())
 
 	dir := t.TempDir()
-	trace, err := os.ReadFile("../../workloads/testdata/mooncake_small.jsonl")
+	trace, err := os.ReadFile("../../workloads/testdata/made_up_mooncake.jsonl")
 	if err != nil {
 		t.Fatal(err)
 	}

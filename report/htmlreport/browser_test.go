@@ -415,7 +415,7 @@ func TestBrowserTraceReport(t *testing.T) {
 	browserTools(t)
 	needRuntime(t)
 	dir := t.TempDir()
-	src, err := os.ReadFile(filepath.Join("..", "..", "workloads", "testdata", "mooncake_small.jsonl"))
+	src, err := os.ReadFile(filepath.Join("..", "..", "workloads", "testdata", "made_up_mooncake.jsonl"))
 	if err != nil {
 		t.Fatal(err)
 	}
