@@ -249,7 +249,7 @@ func pickInt(o, v int) int {
 func (c *cluster) pickReplica() *replica {
 	var best *replica
 	for _, r := range c.replicas {
-		if r.state != repUp || r.failed {
+		if !r.accepting() {
 			continue
 		}
 		if best == nil || r.load() < best.load() {

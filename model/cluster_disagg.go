@@ -331,19 +331,7 @@ func (s *Sim) transferDone(id int32) {
 	*sq = seqState{computed: r.input, target: r.input, generated: 1, blocks: q.nb, started: true, cached: sq.cached,
 		prefix: -1, lazyGen: sq.lazyGen}
 	q.prefixed = true
-	r.state = stBackendQueue
-	s.ser.queue.Add(now, 1)
-	d.cs.waitG.Add(now, 1)
-	drep.waitG.Add(now, 1)
-	drep.waiting.pushBack(id)
-	if !drep.busy {
-		if !drep.kick {
-			drep.kick = true
-			s.eng.Schedule(now, evCluster, int32(d.idx), uint32(clKick|drep.idx))
-		}
-	} else if drep.span.on && len(drep.running) < d.maxSeqs {
-		s.cutSpan(d, drep)
-	}
+	s.enqueue(d, drep, id, &drep.waiting)
 }
 
 // admitPrefilled admits a transferred request at the head of a decode

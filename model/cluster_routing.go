@@ -1,6 +1,7 @@
 package model
 
 import (
+	"github.com/headroom-sim/headroom/workloads"
 	"math"
 	"math/rand/v2"
 )
@@ -308,20 +309,11 @@ func sessionPick(key int64, cand []*replica) *replica {
 	var best *replica
 	var bh uint64
 	for _, rep := range cand {
-		if h := mix64(uint64(key)*0x9e3779b97f4a7c15 ^ uint64(rep.idx+1)); best == nil || h > bh {
+		if h := workloads.Mix64(uint64(key)*0x9e3779b97f4a7c15 ^ uint64(rep.idx+1)); best == nil || h > bh {
 			best, bh = rep, h
 		}
 	}
 	return best
-}
-
-// mix64 is SplitMix64's finaliser.
-func mix64(x uint64) uint64 {
-	x ^= x >> 30
-	x *= 0xbf58476d1ce4e5b9
-	x ^= x >> 27
-	x *= 0x94d049bb133111eb
-	return x ^ x>>31
 }
 
 // weightedPick scores every candidate as llm-d's scheduler does and takes

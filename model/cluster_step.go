@@ -21,29 +21,35 @@ func (s *Sim) sendCluster(id int32, iv int) {
 		s.reject(id, rsTooLarge, 0, iv)
 		return
 	}
-	now := s.eng.Now()
 	c.stats.admitted++
 	lg := s.seqs[id].lazyGen // keep stamps of old heap entries stale
 	s.seqs[id] = seqState{target: r.input, prefix: -1, lazyGen: lg}
-	r.state = stBackendQueue
+	q := &rep.waiting
+	if c.priority && s.reqClass(id) == classBatch {
+		q = &rep.waitingB
+	}
+	s.enqueue(c, rep, id, q)
+}
+
+// enqueue puts request id at the back of replica rep's queue q and wakes
+// the replica: an idle one at the end of this instant, so that every
+// request arriving at the same time joins the same first iteration (vLLM
+// schedules all waiting requests that fit at each step); a busy one in a
+// span with room cuts the span, so that it joins at the next iteration.
+func (s *Sim) enqueue(c *cluster, rep *replica, id int32, q *deque) {
+	now := s.eng.Now()
+	s.reqs[id].state = stBackendQueue
 	s.ser.queue.Add(now, 1)
 	c.cs.waitG.Add(now, 1)
 	rep.waitG.Add(now, 1)
-	if c.priority && s.reqClass(id) == classBatch {
-		rep.waitingB.pushBack(id)
-	} else {
-		rep.waiting.pushBack(id)
-	}
+	q.pushBack(id)
 	if !rep.busy {
-		// Start at the end of this instant, so that every request arriving
-		// at the same time joins the same first iteration (vLLM schedules
-		// all waiting requests that fit at each step).
 		if !rep.kick {
 			rep.kick = true
 			s.eng.Schedule(now, evCluster, int32(c.idx), uint32(clKick|rep.idx))
 		}
 	} else if rep.span.on && len(rep.running) < c.maxSeqs {
-		s.cutSpan(c, rep) // it can join at the next iteration
+		s.cutSpan(c, rep)
 	}
 }
 

@@ -136,9 +136,8 @@ type Sim struct {
 	reqs   []request
 	lims   []reqLimits
 	seqs   []seqState
-	keys   [][]uint64         // prefix keys of trace requests, by request (trace_source.go)
-	fatal  error              // a trace error that ended the run
-	stop   context.CancelFunc // stops the run on a trace error
+	keys   [][]uint64 // prefix keys of trace requests, by request (trace_source.go)
+	fatal  error      // a trace error that ended the run
 	// refStepping makes clusters step every sequence one by one (the
 	// reference the fast stepping is tested against).
 	refStepping bool
@@ -378,7 +377,6 @@ func (s *Sim) Run(ctx context.Context) (*Results, error) {
 // when too many requests are in flight.
 func (s *Sim) guard(ctx context.Context) (context.Context, context.CancelFunc) {
 	ctx, s.stopRun = context.WithCancel(ctx)
-	s.stop = s.stopRun
 	return ctx, s.stopRun
 }
 

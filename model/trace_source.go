@@ -131,8 +131,8 @@ func (s *Sim) reqKeys(id int32) ([]uint64, int) {
 func (s *Sim) traceFailed(w *workload, err error) error {
 	if s.fatal == nil {
 		s.fatal = fmt.Errorf("workload %q: trace %w", w.spec.Name, err)
-		if s.stop != nil {
-			s.stop()
+		if s.stopRun != nil {
+			s.stopRun()
 		}
 	}
 	return s.fatal

@@ -153,9 +153,10 @@ func costText(d *Decision, c CandidateResult) string {
 	return fmt.Sprintf("%s over %s (%s/day)", USD(c.CostUSD.Mean), Seconds(d.Settings.HorizonS), USD(c.CostPerDay))
 }
 
-// constraintGroups pairs each constraint's run and window scopes: the
-// indices of Constraints, grouped by constraint.
-func constraintGroups(d *Decision) [][]int {
+// ConstraintGroups pairs each constraint's run and window scopes: the
+// indices of d.Constraints, grouped by constraint (the terminal's and the
+// HTML page's candidate tables both show them so).
+func ConstraintGroups(d *Decision) [][]int {
 	var out [][]int
 	at := map[string]int{}
 	for i, c := range d.Constraints {
@@ -516,7 +517,7 @@ func WriteDecisionTerminal(w io.Writer, d *Decision) error {
 	} else {
 		fmt.Fprintln(w, "\nConstraints, over the whole run:")
 	}
-	for _, g := range constraintGroups(d) {
+	for _, g := range ConstraintGroups(d) {
 		c := d.Constraints[g[0]]
 		fmt.Fprintf(w, "  %s\n", strings.TrimSuffix(ConstraintText(c, st.WindowS), ", "+scopeWords(c, st.WindowS)))
 	}
@@ -569,7 +570,7 @@ func knobRange(k KnobInfo) string {
 
 // writeCandidates writes the ranked table and the reasons for failing.
 func writeCandidates(w io.Writer, d *Decision) {
-	groups := constraintGroups(d)
+	groups := ConstraintGroups(d)
 	fmt.Fprintf(w, "\nCandidates simulated, cheapest that holds first (value checked in the worse scope, and its margin):\n")
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
 	fmt.Fprint(tw, "  ")

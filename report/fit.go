@@ -48,7 +48,7 @@ func WriteFitQuality(w io.Writer, fits []*workloads.Fit) error {
 		}
 		clock := ""
 		if f.ClockKnown {
-			clock = " from " + clockOf(f.StartClock) + " UTC"
+			clock = " from " + workloads.ClockHMS(f.StartClock) + " UTC"
 		}
 		fmt.Fprintf(&b, "headroom fit: %s (%s format): %s requests over %s%s\n", f.File, f.Format, Count(f.Requests), Seconds(f.SpanS), clock)
 		for gi := range f.Groups {
@@ -139,11 +139,6 @@ func writeRateQuality(b *strings.Builder, f *workloads.Fit, g *workloads.FitGrou
 		len(d.Curve), Seconds(f.EveryS), sig3(peak), Seconds(float64(at)*f.EveryS))
 }
 
-func clockOf(s float64) string {
-	t := int(s) % 86400
-	return fmt.Sprintf("%02d:%02d:%02d", t/3600, t/60%60, t%60)
-}
-
 func sig3(x float64) string {
 	if math.IsNaN(x) {
 		return "—"
@@ -194,7 +189,7 @@ func FitScenario(fits []*workloads.Fit, o FitScenarioOptions) string {
 		if folded {
 			duration = 86400
 		}
-		fmt.Fprintf(&b, "start = %q\nduration = %q\ninterval = %q\n", clockOf(start), durationText(math.Ceil(duration/60)*60), durationText(intervalFor(duration)))
+		fmt.Fprintf(&b, "start = %q\nduration = %q\ninterval = %q\n", workloads.ClockHMS(start), durationText(math.Ceil(duration/60)*60), durationText(intervalFor(duration)))
 	}
 	for _, f := range fits {
 		for gi := range f.Groups {

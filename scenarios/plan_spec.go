@@ -340,8 +340,8 @@ func (s *Scenario) validatePlan(loc func(path, msg string) error) error {
 	// Numbers, enumerated strings and the window were checked against
 	// their definitions when the table was decoded; what is left are the
 	// rules between keys.
-	if p.Recheck > 0 && p.Recheck < p.replications() {
-		return loc("plan.recheck", fmt.Sprintf("re-checks the winner with more replications than the search's %d, got %d", p.replications(), p.Recheck))
+	if p.Recheck > 0 && p.Recheck < p.ReplicationsOrDefault() {
+		return loc("plan.recheck", fmt.Sprintf("re-checks the winner with more replications than the search's %d, got %d", p.ReplicationsOrDefault(), p.Recheck))
 	}
 	// A key that cannot change the answer where it stands is refused, as
 	// every other key of the format is.
@@ -400,7 +400,9 @@ func (s *Scenario) validatePlan(loc func(path, msg string) error) error {
 	return nil
 }
 
-func (p *PlanSpec) replications() int {
+// ReplicationsOrDefault is plan.replications, or the default when it is
+// not set.
+func (p *PlanSpec) ReplicationsOrDefault() int {
 	if p.Replications == 0 {
 		return DefaultPlanReplications
 	}
@@ -529,15 +531,6 @@ func (s *Scenario) validateKnob(i int, loc func(path, msg string) error) (int, e
 		return 0, loc(at+".per", "says what prices are quoted per, and the knob has no prices; give prices = [...] (one per value) or leave per out")
 	}
 	return len(vals), nil
-}
-
-func oneOfStrings(s string, allowed ...string) bool {
-	for _, a := range allowed {
-		if s == a {
-			return true
-		}
-	}
-	return false
 }
 
 // optionKeys lists an option's keys in order.

@@ -86,13 +86,24 @@ func (q *Queue) Len() int { return len(q.items) }
 
 // Push schedules e. Events pushed with equal times pop in push order.
 func (q *Queue) Push(e Event) {
+	s := q.slotOf(e)
+	q.items = append(q.items, s)
+	q.up(len(q.items)-1, s)
+}
+
+// take returns the next sequence number, renumbering first when they have
+// run out.
+func (q *Queue) take() uint64 {
 	if q.next == seqLimit {
 		q.renumber()
 	}
-	s := slot{key: timeKey(e.Time), ord: q.next<<kindBits | uint64(e.Kind), obj: e.Obj, gen: e.Gen}
 	q.next++
-	q.items = append(q.items, s)
-	q.up(len(q.items)-1, s)
+	return q.next - 1
+}
+
+// slotOf is e as the heap stores it, with the next sequence number.
+func (q *Queue) slotOf(e Event) slot {
+	return slot{key: timeKey(e.Time), ord: q.take()<<kindBits | uint64(e.Kind), obj: e.Obj, gen: e.Gen}
 }
 
 // renumber gives the pending events the sequence numbers 0, 1, ... in their
@@ -156,12 +167,7 @@ func (q *Queue) removeTop() {
 // instead of the two a Pop and a Push would take. The queue must not be
 // empty. The order events come out in is exactly that of Pop then Push.
 func (q *Queue) ReplaceTop(e Event) {
-	if q.next == seqLimit {
-		q.renumber()
-	}
-	s := slot{key: timeKey(e.Time), ord: q.next<<kindBits | uint64(e.Kind), obj: e.Obj, gen: e.Gen}
-	q.next++
-	q.down(s)
+	q.down(q.slotOf(e))
 }
 
 // Move finds the pending event of kind, obj and gen and schedules it
@@ -186,20 +192,9 @@ func (q *Queue) Move(kind uint16, obj int32, gen uint32, e Event, skipTop bool) 
 	if i == len(q.items) {
 		return false
 	}
-	if q.next == seqLimit {
-		q.renumber()
-	}
-	s := slot{key: timeKey(e.Time), ord: q.next<<kindBits | uint64(e.Kind), obj: e.Obj, gen: e.Gen}
-	q.next++
-	// Remove slot i by moving the last slot into it, then place s.
-	n := len(q.items) - 1
-	last := q.items[n]
-	q.items = q.items[:n]
-	if i < n {
-		q.fix(i, last)
-	}
-	q.items = append(q.items, s)
-	q.up(n, s)
+	// s takes slot i's place: (key, ord) are unique, so the order events
+	// pop in does not depend on where in the heap they sit.
+	q.fix(i, q.slotOf(e))
 	return true
 }
 

@@ -80,7 +80,7 @@ func (s *Sketch) Add(v float64) {
 }
 
 // addRest is Add of a value below minTracked (zero, negative, -0), NaN or
-// +Inf.
+// +Inf: every value it records is a zero.
 func (s *Sketch) addRest(v float64) {
 	if !(v <= math.MaxFloat64) { // NaN or +Inf
 		return
@@ -96,15 +96,7 @@ func (s *Sketch) addRest(v float64) {
 	if v > s.max {
 		s.max = v
 	}
-	if v < minTracked {
-		s.zeros++
-		return
-	}
-	i := bucketOf(v) - s.offset
-	if uint(i) >= uint(len(s.counts)) {
-		i = s.grow(i + s.offset)
-	}
-	s.counts[i]++
+	s.zeros++
 }
 
 // AddN records v n times (a value seen by n observers at once, such as one

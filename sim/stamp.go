@@ -32,13 +32,12 @@ func (e *Engine) ScheduleStamped(t float64, st Stamp, kind uint16, obj int32, ge
 	if t < e.now || math.IsNaN(t) {
 		t = e.now
 	}
-	ev := Event{Time: t, Kind: kind, Obj: obj, Gen: gen}
 	seq, ok := e.queue.stamped(st)
 	if !ok {
 		e.Schedule(t, kind, obj, gen)
 		return
 	}
-	s := slot{key: timeKey(ev.Time), ord: seq<<kindBits | uint64(kind), obj: obj, gen: gen}
+	s := slot{key: timeKey(t), ord: seq<<kindBits | uint64(kind), obj: obj, gen: gen}
 	if e.topHandled {
 		e.topHandled = false
 		e.queue.down(s)
@@ -51,12 +50,8 @@ func (e *Engine) ScheduleStamped(t float64, st Stamp, kind uint16, obj int32, ge
 // stamp takes the next sequence number, as a push would, and returns it
 // with the current epoch.
 func (q *Queue) stamp() Stamp {
-	if q.next == seqLimit {
-		q.renumber()
-	}
-	st := Stamp(uint64(q.epoch)<<stampEpochShift | q.next)
-	q.next++
-	return st
+	seq := q.take()
+	return Stamp(uint64(q.epoch)<<stampEpochShift | seq)
 }
 
 // stamped returns the sequence number of a stamp of the current epoch.

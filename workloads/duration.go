@@ -95,6 +95,17 @@ func ClockAt(seconds float64) Clock {
 	return Clock(fmt.Sprintf("%02d:%02d", h, m))
 }
 
+// ClockHMS is seconds after midnight (taken modulo a day) as "HH:MM:SS",
+// the seconds always written.
+func ClockHMS(seconds float64) string {
+	s := math.Mod(seconds, 86400)
+	if s < 0 || math.IsNaN(s) {
+		s = 0
+	}
+	t := int(s)
+	return fmt.Sprintf("%02d:%02d:%02d", t/3600, t/60%60, t%60)
+}
+
 // IsSet reports whether the clock is given.
 func (c Clock) IsSet() bool { return c != "" }
 

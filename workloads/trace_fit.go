@@ -415,7 +415,7 @@ func (g *fitGroup) fitCurve(f *Fit, end, startClock float64) error {
 			points[i] = round4(g.observedPerMin[i])
 		}
 	}
-	d := DemandSpec{Unit: UnitPerMinute, Curve: points, Every: Duration(every), From: Clock(clockText(startClock)), Repeat: f.Folded}
+	d := DemandSpec{Unit: UnitPerMinute, Curve: points, Every: Duration(every), From: Clock(ClockHMS(startClock)), Repeat: f.Folded}
 	if err := d.Validate(); err != nil {
 		return fmt.Errorf("fitted curve for %q: %w", g.name, err)
 	}
@@ -633,12 +633,6 @@ func round4(x float64) float64 {
 	}
 	e := math.Pow(10, 3-math.Floor(math.Log10(math.Abs(x))))
 	return math.Round(x*e) / e
-}
-
-// clockText formats seconds after midnight as "HH:MM:SS".
-func clockText(s float64) string {
-	t := int(s) % 86400
-	return fmt.Sprintf("%02d:%02d:%02d", t/3600, t/60%60, t%60)
 }
 
 // hasField reports whether records of the format carry a tenant, model or

@@ -284,8 +284,9 @@ func (rp *Replay) advance(st *replayStream) error {
 	}
 }
 
-// mix64 is SplitMix64's finaliser: a fast, well-spread 64-bit mix.
-func mix64(x uint64) uint64 {
+// Mix64 is SplitMix64's finaliser: a fast, well-spread 64-bit mix (trace
+// keys here, session routing in model).
+func Mix64(x uint64) uint64 {
 	x ^= x >> 30
 	x *= 0xbf58476d1ce4e5b9
 	x ^= x >> 27
@@ -298,7 +299,7 @@ func mix64(x uint64) uint64 {
 // in the namespace of the file, the copy and the loop pass.
 func (rp *Replay) keys(st *replayStream, row *TraceRow, rec *ReplayRecord) {
 	rec.Keys = rec.Keys[:0]
-	ns := mix64(rp.fileNS ^ mix64(uint64(st.idx)<<32|uint64(st.pass)))
+	ns := Mix64(rp.fileNS ^ Mix64(uint64(st.idx)<<32|uint64(st.pass)))
 	b := rp.block
 	switch {
 	case len(row.Blocks) > 0:
@@ -307,7 +308,7 @@ func (rp *Replay) keys(st *replayStream, row *TraceRow, rec *ReplayRecord) {
 		n := min(len(row.Blocks), rec.Input/b)
 		k := ns
 		for _, h := range row.Blocks[:n] {
-			k = mix64(k ^ mix64(h))
+			k = Mix64(k ^ Mix64(h))
 			rec.Keys = append(rec.Keys, k)
 		}
 	case row.HasSession:
@@ -324,16 +325,16 @@ func (rp *Replay) keys(st *replayStream, row *TraceRow, rec *ReplayRecord) {
 			rp.forget(st)
 		}
 		st.sess[row.Session] = ss
-		base := mix64(ns ^ mix64(row.Session) ^ uint64(ss.gen)<<1)
+		base := Mix64(ns ^ Mix64(row.Session) ^ uint64(ss.gen)<<1)
 		n := min((row.Input+row.Output)/b, maxTraceBlocks)
 		for j := 0; j < n; j++ {
-			rec.Keys = append(rec.Keys, mix64(base+uint64(j)))
+			rec.Keys = append(rec.Keys, Mix64(base+uint64(j)))
 		}
 	case row.HasPrefix:
-		base := mix64(ns ^ mix64(row.Prefix) ^ 1)
+		base := Mix64(ns ^ Mix64(row.Prefix) ^ 1)
 		n := min(min(row.PrefixTokens, row.Input)/b, maxTraceBlocks)
 		for j := 0; j < n; j++ {
-			rec.Keys = append(rec.Keys, mix64(base+uint64(j)))
+			rec.Keys = append(rec.Keys, Mix64(base+uint64(j)))
 		}
 	}
 	if len(rec.Keys) == 0 {

@@ -102,7 +102,7 @@ func TestOpenAIBatchSDK(t *testing.T) {
 	if res.Summary.Requests.Completed != 5 || len(res.Summary.Attempts.Rejected) != 0 {
 		t.Fatalf("results %+v, rejected %v", res.Summary.Requests, res.Summary.Attempts.Rejected)
 	}
-	if want := 0.5 * 5 * (float64(res.Summary.Tokens.Input)/5*3 + 8*15) / 1e6; abs(res.Summary.Cost.Total-want) > 1e-9 {
+	if want := 0.5 * 5 * (float64(res.Summary.Tokens.Input)/5*3 + 8*15) / 1e6; math.Abs(res.Summary.Cost.Total-want) > 1e-9 {
 		t.Errorf("cost %v, want %v (half price)", res.Summary.Cost.Total, want)
 	}
 }
@@ -268,13 +268,6 @@ func errMsg(err error) string {
 		return ""
 	}
 	return err.Error()
-}
-
-func abs(x float64) float64 {
-	if x < 0 {
-		return -x
-	}
-	return x
 }
 
 // FuzzBatchInput: whatever a batch input file or a message batch holds,

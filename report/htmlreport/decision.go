@@ -170,7 +170,7 @@ func searchIntro(d *report.Decision) string {
 func candidateTable(d *report.Decision) table {
 	t := table{Note: "Values are the bound each constraint was checked with (the confidence bound over the replications), in the scope with the least margin; the margin is the share of the allowed amount left (negative: short). Costs are over the horizon, with the knobs' fixed prices prorated."}
 	t.Head = append(t.Head, "cost", "cost per day")
-	groups := groups(d)
+	groups := report.ConstraintGroups(d)
 	for _, g := range groups {
 		t.Head = append(t.Head, report.ConstraintName(d.Constraints[g[0]]))
 	}
@@ -229,22 +229,6 @@ func signedShare(m float64) string {
 		return fmt.Sprintf("+%.0f%%", 100*m)
 	}
 	return fmt.Sprintf("−%.0f%%", -100*m)
-}
-
-// groups pairs each constraint's scopes (run and worst window).
-func groups(d *report.Decision) [][]int {
-	var out [][]int
-	at := map[string]int{}
-	for i, c := range d.Constraints {
-		id := strings.TrimSuffix(strings.TrimSuffix(c.ID, "/run"), "/window")
-		if j, ok := at[id]; ok {
-			out[j] = append(out[j], i)
-			continue
-		}
-		at[id] = len(out)
-		out = append(out, []int{i})
-	}
-	return out
 }
 
 // frontierChart plots every simulated candidate's cost against the main

@@ -1,6 +1,7 @@
 package plan
 
 import (
+	"cmp"
 	"errors"
 	"fmt"
 	"math"
@@ -83,9 +84,9 @@ func Compile(sc *scenarios.Scenario, sets []scenarios.Override) (*Problem, error
 	}
 	pr := &Problem{sc: sc, spec: ps, sets: sets, base: base, MinCost: ps.Objective.Has(scenarios.ObjectiveMinCost), MaxLoad: ps.Objective.Has(scenarios.ObjectiveMaxLoad)}
 	st := &pr.Settings
-	st.Replications = orInt(ps.Replications, scenarios.DefaultPlanReplications)
-	st.Recheck = orInt(ps.Recheck, 4*st.Replications)
-	st.Confidence = orFloat(ps.Confidence, scenarios.DefaultPlanConfidence)
+	st.Replications = ps.ReplicationsOrDefault()
+	st.Recheck = cmp.Or(ps.Recheck, 4*st.Replications)
+	st.Confidence = cmp.Or(ps.Confidence, scenarios.DefaultPlanConfidence)
 	st.Bound = ps.Bound
 	if st.Bound == "" {
 		st.Bound = "mean"
@@ -103,9 +104,9 @@ func Compile(sc *scenarios.Scenario, sets []scenarios.Override) (*Problem, error
 	if st.WindowS > 0 {
 		st.WindowS = math.Min(st.WindowS, base.Duration)
 	}
-	st.WindowRequests = orInt(ps.WindowRequests, scenarios.DefaultWindowRequests)
-	st.MaxFactor = orFloat(ps.MaxFactor, scenarios.DefaultPlanMaxFactor)
-	st.Precision = orFloat(ps.Precision, scenarios.DefaultPlanPrecision)
+	st.WindowRequests = cmp.Or(ps.WindowRequests, scenarios.DefaultWindowRequests)
+	st.MaxFactor = cmp.Or(ps.MaxFactor, scenarios.DefaultPlanMaxFactor)
+	st.Precision = cmp.Or(ps.Precision, scenarios.DefaultPlanPrecision)
 	st.Seed = base.Seed
 
 	for i := range ps.Knobs {
@@ -123,20 +124,6 @@ func Compile(sc *scenarios.Scenario, sets []scenarios.Override) (*Problem, error
 	}
 	pr.compileConstraints()
 	return pr, pr.checkObjective()
-}
-
-func orInt(v, def int) int {
-	if v == 0 {
-		return def
-	}
-	return v
-}
-
-func orFloat(v, def float64) float64 {
-	if v == 0 {
-		return def
-	}
-	return v
 }
 
 // checkObjective reports a plan its objectives cannot answer.

@@ -140,15 +140,7 @@ func latency(l model.LatencySet, metric string) model.Quantiles {
 }
 
 func windowLatency(w model.WindowResult, metric string) model.Quantiles {
-	switch metric {
-	case "e2e":
-		return w.E2E
-	case "tpot":
-		return w.TPOT
-	case "queue_wait":
-		return w.QueueWait
-	}
-	return w.TTFT
+	return latency(model.LatencySet{TTFT: w.TTFT, E2E: w.E2E, TPOT: w.TPOT, QueueWait: w.QueueWait}, metric)
 }
 
 // pickStat is the target's statistic of q: its percentile or the mean.

@@ -3,6 +3,7 @@ package plan
 import (
 	"context"
 	"fmt"
+	"github.com/headroom-sim/headroom/workloads"
 	"math"
 	"strings"
 	"time"
@@ -300,7 +301,7 @@ func (pr *Problem) candidateResult(c *cand) report.CandidateResult {
 		// Nothing was measured whole: what it costs at least, no checks.
 		for r, s := range c.samples {
 			if s.overload == o {
-				cr.Overloaded = &report.Overload{Replication: r, LimitRequests: o.Limit, AtS: o.At, Clock: clockAtS(pr.base.StartClock, o.At)}
+				cr.Overloaded = &report.Overload{Replication: r, LimitRequests: o.Limit, AtS: o.At, Clock: workloads.ClockHMS(pr.base.StartClock + o.At)}
 				break
 			}
 		}
@@ -336,12 +337,6 @@ func (pr *Problem) candidateResult(c *cand) report.CandidateResult {
 func clockAt(start, t float64) string {
 	s := int(math.Mod(start+t, 86400))
 	return fmt.Sprintf("%02d:%02d", s/3600, s%3600/60)
-}
-
-// clockAtS is clockAt to the second: "01:23:20".
-func clockAtS(start, t float64) string {
-	s := int(math.Mod(start+t, 86400))
-	return fmt.Sprintf("%02d:%02d:%02d", s/3600, s%3600/60, s%60)
 }
 
 // countSkipped classifies the candidates never simulated: those with less
