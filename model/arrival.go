@@ -21,11 +21,28 @@ func (s *Sim) startArrivals(w *workload) bool {
 			return false
 		}
 	default:
-		if t := w.arrivals.Next(); t < s.cfg.Duration {
-			s.eng.Schedule(t, evArrival, int32(w.idx), 0)
-		}
+		s.nextArrival(w)
 	}
 	return true
+}
+
+// maxArrivalLanes is how many open-loop workloads have their arrival
+// stream on an engine lane (sim.Lane); those beyond schedule arrivals in
+// the heap, as every lane is looked at when one changes.
+const maxArrivalLanes = 4
+
+// nextArrival schedules the next arrival of an open-loop workload, on its
+// lane when it has one, if it falls before the horizon.
+func (s *Sim) nextArrival(w *workload) {
+	t := w.arrivals.Next()
+	if !(t < s.cfg.Duration) {
+		return
+	}
+	if w.onLane {
+		s.eng.ScheduleLane(w.lane, t, evArrival, int32(w.idx), 0)
+		return
+	}
+	s.eng.Schedule(t, evArrival, int32(w.idx), 0)
 }
 
 // arrive creates the workload's next request(s) and schedules the next
@@ -58,9 +75,7 @@ func (s *Sim) arrive(w *workload, gen uint32) {
 		s.newRequest(w, now)
 	}
 	if w.arrivals != nil {
-		if t := w.arrivals.Next(); t < s.cfg.Duration {
-			s.eng.Schedule(t, evArrival, int32(w.idx), 0)
-		}
+		s.nextArrival(w)
 	}
 }
 
