@@ -121,11 +121,13 @@ func (s *Sim) issue(w *workload, arrival float64) int32 {
 	default:
 		in, out, prefix = w.tok.Sample(w.rngTok)
 	}
-	*r = request{gen: gen, wl: int32(w.idx), batch: w.batch, input: int32(in), output: int32(out), prefix: int32(prefix),
-		maxTok: int32(w.maxTok), arrival: arrival, lastRsn: -1}
-	if int(r.output) > w.maxTok {
-		r.output = int32(w.maxTok)
-	}
+	// Zeroed in place, then filled field by field: a composite literal
+	// with these fields is built on the stack and copied, and the copy's
+	// wide loads of the narrow stores just made stall.
+	*r = request{}
+	r.gen, r.wl, r.batch = gen, int32(w.idx), w.batch
+	r.input, r.output, r.prefix = int32(in), int32(min(out, w.maxTok)), int32(prefix)
+	r.maxTok, r.arrival, r.lastRsn = int32(w.maxTok), arrival, -1
 	if w.trace != nil {
 		s.attachKeys(id, w)
 	}
