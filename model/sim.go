@@ -402,6 +402,7 @@ func (s *Sim) finishRun(err error) (*Results, error) {
 }
 
 func (s *Sim) start() {
+	s.markDirect()
 	for _, w := range s.wls {
 		if !s.startArrivals(w) {
 			return // the run stops with the error
