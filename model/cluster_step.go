@@ -214,7 +214,7 @@ func (s *Sim) admitWaiting(c *cluster, rep *replica, budgetp *int, b *perf.Batch
 		// computes only a chunk of it: a long prompt admitted on a chunk's
 		// blocks would be preempted as soon as its later chunks need theirs.
 		tokens := int(sq.target)
-		if c.spec.KV.Allocation == "contiguous" {
+		if !c.paged() {
 			tokens = int(r.input) + askMax(r, w) // the whole length it may reach
 			if c.spec.KV.MaxModelLen > 0 {
 				tokens = c.spec.KV.MaxModelLen
