@@ -274,7 +274,7 @@ func Bottleneck(r *model.Results) string {
 	for _, b := range r.Backends {
 		for _, l := range b.Limits {
 			if l.Rejected > 0 && (first == nil || l.FirstRejectS < first.at) {
-				first = &cand{l.FirstRejectS, fmt.Sprintf("%s's %s limit of %s refuses requests", b.Name, strings.ToUpper(l.Dimension), limitNumber(l.Limit))}
+				first = &cand{l.FirstRejectS, fmt.Sprintf("%s's %s limit of %s refuses requests", b.Name, strings.ToUpper(l.Dimension), LimitValue(l.Limit))}
 			}
 		}
 	}
@@ -319,17 +319,6 @@ func Bottleneck(r *model.Results) string {
 		}
 	}
 	return "requests wait in the clients' queues (no backend refused one)"
-}
-
-// limitNumber prints a limit as the verdicts do: 800k, 2M.
-func limitNumber(v float64) string {
-	switch {
-	case v >= 1e6 && math.Mod(v, 1e5) == 0:
-		return fmt.Sprintf("%gM", v/1e6)
-	case v >= 1e3 && math.Mod(v, 100) == 0:
-		return fmt.Sprintf("%gk", v/1e3)
-	}
-	return fmt.Sprintf("%g", v)
 }
 
 // headlineCheck picks the constraint the answer quotes: the first
@@ -464,6 +453,22 @@ func multiple(x float64) string {
 }
 
 func shortfall(m float64) string { return fmt.Sprintf("%.0f%%", -100*m) }
+
+// Failed says why a plan failed, or "": with min_cost, no candidate
+// meets every constraint; with max_load alone, the scenario as written
+// does not hold at its own demand.
+func (d *Decision) Failed() string {
+	if d.Winner != nil {
+		return ""
+	}
+	if hasObjective(d, "min_cost") {
+		return "no candidate meets every constraint"
+	}
+	if g := d.Growth; g != nil && (!g.Holds || g.Factor < 1) {
+		return "the scenario as written does not meet every constraint at its own demand"
+	}
+	return ""
+}
 
 func hasObjective(d *Decision, o string) bool {
 	for _, x := range d.Objectives {

@@ -3,7 +3,6 @@ package main
 import (
 	"errors"
 	"io"
-	"os"
 	"strings"
 
 	"github.com/headroom-sim/headroom/model/loadtest"
@@ -24,14 +23,7 @@ func isLoadTestInput(paths []string, format string) bool {
 	if len(paths) == 0 {
 		return false
 	}
-	f, err := os.Open(paths[0])
-	if err != nil {
-		return false
-	}
-	defer f.Close()
-	head := make([]byte, 512)
-	n, _ := io.ReadFull(f, head)
-	return loadtest.IsLoadTest(head[:n])
+	return loadtest.IsLoadTest(fileHead(paths[0]))
 }
 
 // calibrateLoadTest fits a hosted latency model, or the cluster step

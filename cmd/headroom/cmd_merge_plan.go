@@ -10,14 +10,7 @@ import (
 // isPlanPart reports whether the file at name is a part of a sharded plan
 // (its schema, the document's first field, says so).
 func isPlanPart(name string) bool {
-	f, err := os.Open(name)
-	if err != nil {
-		return false
-	}
-	defer f.Close()
-	head := make([]byte, 512)
-	n, _ := io.ReadFull(f, head)
-	return shard.PeekSchema(head[:n]) == shard.DecisionPartSchema
+	return shard.PeekSchema(fileHead(name)) == shard.DecisionPartSchema
 }
 
 // mergePlanParts merges the parts of a sharded plan and writes what one

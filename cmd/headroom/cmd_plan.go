@@ -236,21 +236,8 @@ func emitDecision(d *report.Decision, o planOutputs, stdout io.Writer) error {
 		}
 		wrote(o.writePath)
 	}
-	if failed := planFailed(d); failed != "" {
+	if failed := d.Failed(); failed != "" {
 		return errors.New(failed)
 	}
 	return nil
-}
-
-// planFailed says why a plan failed (nothing holds), or "".
-func planFailed(d *report.Decision) string {
-	for _, ob := range d.Objectives {
-		if ob == scenarios.ObjectiveMinCost && d.Winner == nil {
-			return "no candidate meets every constraint"
-		}
-	}
-	if g := d.Growth; g != nil && d.Winner == nil && (!g.Holds || g.Factor < 1) {
-		return "the scenario as written does not meet every constraint at its own demand"
-	}
-	return ""
 }

@@ -81,3 +81,16 @@ func scenarioWarnings(sc *scenarios.Scenario, overrides []scenarios.Override, st
 	}
 	return out, nil
 }
+
+// fileHead is the first 512 bytes of the file at name (fewer if it is
+// shorter), enough to tell its kind; nil when it cannot be read.
+func fileHead(name string) []byte {
+	f, err := os.Open(name)
+	if err != nil {
+		return nil
+	}
+	defer f.Close()
+	head := make([]byte, 512)
+	n, _ := io.ReadFull(f, head)
+	return head[:n]
+}

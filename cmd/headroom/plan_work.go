@@ -3,14 +3,12 @@ package main
 import (
 	"errors"
 	"fmt"
-	"io"
 	"strings"
 	"time"
 
 	"github.com/headroom-sim/headroom/model"
 	"github.com/headroom-sim/headroom/report"
 	"github.com/headroom-sim/headroom/scenarios/plan"
-	"github.com/headroom-sim/headroom/workloads"
 )
 
 // planDuration is how long the estimate's events take on its workers.
@@ -66,38 +64,16 @@ func planWhy(e plan.Estimate) string {
 	return fmt.Sprintf("the busiest workload, %q, issues about %s requests in one", e.Busiest, approx(e.Requests))
 }
 
-// planRunError words the errors a plan stops with.
+// planRunError words the error a plan stops with at its work bound: the
+// estimate assumes the growth search's mean factor, and a search that
+// goes further can pass it. (A candidate past the in-flight bound does not
+// stop the plan: it fails every constraint.)
 func planRunError(err error) error {
 	var wb *plan.WorkBound
-	var tooMany *model.TooManyInFlight
-	switch {
-	case errors.As(err, &wb):
+	if errors.As(err, &wb) {
 		return fmt.Errorf("stopped after %s simulations: the next would take the plan past its bound of %s events (the search needed more than estimated); "+
 			"no result files were written. Narrow the knobs' ranges or values, lower plan.replications or plan.recheck, shorten the duration, or run with --force",
 			report.Count(int64(wb.Simulations)), approx(wb.Bound))
-	case errors.As(err, &tooMany):
-		return fmt.Errorf("stopped: a candidate had more than %s requests in flight at once %s into the simulated horizon (its backends fall ever further behind the demand), "+
-			"and memory is bounded at about %s per simulation; no result files were written. Start the knob's range higher, so that no candidate is that far short, "+
-			"cap the client (client.max_concurrency), or run with --force to lift the bound",
-			report.Count(tooMany.Limit), workloads.Duration(tooMany.At), bytesText(float64(tooMany.Limit)*model.BytesPerRequest))
 	}
 	return err
-}
-
-// planProgress returns a progress callback that redraws one line on
-// stderr with the simulations run and the time left by the estimate, or
-// nil when stderr is not a terminal (or when quiet). It first shows the
-// estimate, when that is over ten seconds.
-func planProgress(stderr io.Writer, quiet bool, e plan.Estimate) func(int) {
-	if quiet || !isTerminal(stderr) {
-		return nil
-	}
-	if d := planDuration(e); d > 10*time.Second {
-		fmt.Fprintf(stderr, "\rplanning… up to about %s simulations of about %s events each: about %s on %d worker(s), at most\033[K", report.Count(int64(e.Simulations)), approx(e.PerRun.Events), durationText(d), e.Workers)
-	}
-	start := time.Now()
-	return func(sims int) {
-		line := fmt.Sprintf("\rplanning… %s simulations (estimated at most %s) · %s", report.Count(int64(sims)), report.Count(int64(e.Simulations)), durationText(time.Since(start).Round(time.Second)))
-		fmt.Fprint(stderr, line+"\033[K")
-	}
 }

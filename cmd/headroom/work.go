@@ -2,9 +2,7 @@ package main
 
 import (
 	"fmt"
-	"io"
 	"math"
-	"os"
 	"time"
 
 	"github.com/headroom-sim/headroom/model"
@@ -148,42 +146,4 @@ func durationText(d time.Duration) string {
 		return fmt.Sprintf("%dm%02ds", int(d.Minutes()), int(d.Seconds())%60)
 	}
 	return fmt.Sprintf("%.0fs", math.Max(1, d.Seconds()))
-}
-
-// progressPrinter returns a progress callback that redraws one line on
-// stderr with the share done and the time left, or nil when stderr is not
-// a terminal (or when quiet). Before the first progress it shows the
-// estimate's time, when that is over ten seconds.
-func progressPrinter(stderr io.Writer, quiet bool, est batchEstimate) func(float64) {
-	if quiet || !isTerminal(stderr) {
-		return nil
-	}
-	if d := est.duration(); d > 10*time.Second {
-		fmt.Fprintf(stderr, "\rsimulating… about %s events, estimated %s", approx(est.Events), durationText(d))
-	}
-	start := time.Now()
-	last := ""
-	return func(done float64) {
-		line := fmt.Sprintf("\rsimulating… %3d%%", int(done*100))
-		if el := time.Since(start); done >= 0.01 && el > 2*time.Second {
-			left := time.Duration(float64(el) * (1 - done) / done)
-			line += " · about " + durationText(left.Round(time.Second)) + " left"
-		}
-		line += "\033[K"
-		if line != last {
-			last = line
-			fmt.Fprint(stderr, line)
-		}
-	}
-}
-
-// isTerminal reports whether w is a terminal (a character device), where
-// a progress line may redraw itself.
-func isTerminal(w io.Writer) bool {
-	f, ok := w.(*os.File)
-	if !ok {
-		return false
-	}
-	st, err := f.Stat()
-	return err == nil && st.Mode()&os.ModeCharDevice != 0
 }

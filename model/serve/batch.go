@@ -72,6 +72,7 @@ type batch struct {
 type batchItem struct {
 	customID string
 	q        *request
+	lr       *model.LiveRequest // what is injected
 	tag      uint64
 	ended    bool
 	usage    *model.LiveUsage
@@ -115,7 +116,7 @@ func batchAPI(r *http.Request) API {
 // batchFail answers a batch route's request with the API's error body.
 func (s *Server) batchFail(w http.ResponseWriter, r *http.Request, e *apiError) {
 	q := &request{s: s, w: w, r: r, api: batchAPI(r), t0: time.Now()}
-	q.id = fmt.Sprintf("%016x", s.tag.Add(1)*0x9e3779b97f4a7c15)
+	q.newTag()
 	q.shape = shapeOf(q.api, false)
 	q.fail(e)
 }
@@ -127,8 +128,9 @@ func writeBody(w http.ResponseWriter, status int, v any) {
 	w.Write(append(b, '\n'))
 }
 
+// newID names a file or a batch.
 func (s *Server) newID(prefix string) string {
-	return fmt.Sprintf("%s%016x", prefix, s.seed^s.tag.Add(1)*0x9e3779b97f4a7c15)
+	return fmt.Sprintf("%s%016x", prefix, s.mixTag(s.tag.Add(1)))
 }
 
 func (f *storedFile) object() map[string]any {
@@ -344,21 +346,18 @@ func (s *Server) batchItem(r *http.Request, api API, customID string, body json.
 		return nil, badRequest("model", "%s is a %s, which has no batch API: only a provider has a batch lane", ep.Name, ep.Kind)
 	}
 	key := apiKey(r)
-	wl, err := s.live.Resolve(epi, key)
-	if err != nil {
-		return nil, &apiError{status: 401, kind: "authentication_error", code: "invalid_api_key", msg: keyRefused(err, key)}
-	}
-	if p.maxTokens > ep.MaxOutput {
-		return nil, badRequest("max_tokens", "max_tokens is too large: %d. %s supports at most %d output tokens", p.maxTokens, ep.Name, ep.MaxOutput)
+	wl, aerr := s.admit(epi, key, p)
+	if aerr != nil {
+		return nil, aerr
 	}
 	q := &request{s: s, r: r, api: api, shape: shapeOf(api, false), p: p, endpoint: ep.Name, key: key, t0: time.Now()}
-	tag := s.tag.Add(1)
-	q.id = fmt.Sprintf("%016x%08x", s.seed^tag*0x9e3779b97f4a7c15, tag)
+	tag := q.newTag()
 	if aerr := q.plan(ep); aerr != nil {
 		return nil, aerr
 	}
-	q.batchWL = wl
-	return &batchItem{customID: customID, q: q, tag: tag, over: make(chan struct{})}, nil
+	lr := q.live(wl, tag, ep)
+	lr.Batch = true
+	return &batchItem{customID: customID, q: q, lr: lr, tag: tag, over: make(chan struct{})}, nil
 }
 
 // startBatch registers a batch and injects its requests on the batch lane.
@@ -380,10 +379,8 @@ func (s *Server) startBatch(b *batch, prefix string) *apiError {
 	at := s.d.clock.Sim(b.created) // every request of the batch arrives when it is created
 	for _, it := range b.items {
 		st := newStream(it.tag)
-		q := it.q
-		lr := &model.LiveRequest{Workload: q.batchWL, Tag: it.tag, Input: q.p.input, Output: q.a.tokens, MaxTokens: q.p.maxTokens, Batch: true}
 		select {
-		case s.d.cmds <- command{inject: lr, at: at, st: st}:
+		case s.d.cmds <- command{inject: it.lr, at: at, st: st}:
 		case <-s.d.stopped:
 			s.itemEnded(b, it, event{kind: evCut, cut: "the server is shutting down"})
 			continue

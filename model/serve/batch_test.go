@@ -15,6 +15,7 @@ import (
 	"time"
 
 	"github.com/anthropics/anthropic-sdk-go/v2"
+	aoption "github.com/anthropics/anthropic-sdk-go/v2/option"
 	"github.com/openai/openai-go/v3"
 	"github.com/openai/openai-go/v3/option"
 )
@@ -305,4 +306,56 @@ func FuzzBatchInput(f *testing.F) {
 			t.Fatalf("not JSON: %q", w.Body.String())
 		}
 	})
+}
+
+// TestBatchCarriesCacheKeys: a batch request carries its prompt's
+// cacheable prefix and its content as a single request does. Behind a
+// gateway's response cache, a second batch repeating the first's
+// requests is answered from the cache (each of its three); requests that
+// share a system prompt but differ in question do not hit it.
+func TestBatchCarriesCacheKeys(t *testing.T) {
+	scen := batchTier + `
+[gateway]
+cache = { ttl = "10m" }
+  [[gateway.tenant]]
+  name = "team"
+`
+	scen = strings.Replace(scen, `route = "sonnet"`, "route = \"sonnet\"\ntenant = \"team\"", 1)
+	s := start(t, scen, Options{Speed: 1000})
+	c := anthropicClient(s.URL, aoption.WithAPIKey("team"))
+	ctx := context.Background()
+	system := strings.Repeat("You answer questions about the quarterly plan. ", 20)
+	batchOf := func(questions ...string) anthropic.MessageBatchNewParams {
+		var params anthropic.MessageBatchNewParams
+		for i, q := range questions {
+			params.Requests = append(params.Requests, anthropic.MessageBatchNewParamsRequest{CustomID: fmt.Sprintf("q%d", i),
+				Params: anthropic.MessageBatchNewParamsRequestParams{Model: "sonnet", MaxTokens: 6,
+					System:   []anthropic.TextBlockParam{{Text: system, CacheControl: anthropic.NewCacheControlEphemeralParam()}},
+					Messages: []anthropic.MessageParam{anthropic.NewUserMessage(anthropic.NewTextBlock(q))}}})
+		}
+		return params
+	}
+	run := func(params anthropic.MessageBatchNewParams) {
+		t.Helper()
+		b, err := c.Messages.Batches.New(ctx, params)
+		if err != nil {
+			t.Fatal(errMsg(err))
+		}
+		if !waitFor(5*time.Second, func() bool {
+			b, err = c.Messages.Batches.Get(ctx, b.ID, anthropic.MessageBatchGetParams{})
+			return err == nil && b.ProcessingStatus == anthropic.MessageBatchProcessingStatusEnded
+		}) || b.RequestCounts.Succeeded != int64(len(params.Requests)) {
+			t.Fatalf("batch %+v, %v", b, err)
+		}
+	}
+	run(batchOf("first", "second", "third"))
+	run(batchOf("first", "second", "third"))
+	run(batchOf("fourth", "fifth"))
+	res := s.Stop()
+	if res.Gateway == nil || res.Gateway.Cache == nil || res.Gateway.Cache.Hits != 3 {
+		t.Fatalf("gateway results %+v, want 3 response-cache hits", res.Gateway)
+	}
+	if res.Summary.Requests.Completed != 8 {
+		t.Fatalf("requests %+v, want 8 completed", res.Summary.Requests)
+	}
 }

@@ -317,7 +317,6 @@ type request struct {
 	recv     time.Time // its body was read: it has arrived
 	priority string    // x-headroom-priority, "" for the endpoint's default
 	cached   bool      // answered from the gateway's response cache
-	batchWL  int       // a batch request's live workload
 	retry    int       // the SDK's x-stainless-retry-count
 	at       float64   // the simulated instant the request entered the simulation
 	injected bool      // it did (at is set)
@@ -327,8 +326,7 @@ type request struct {
 func (s *Server) handle(w http.ResponseWriter, r *http.Request) {
 	api, pathName, ok := apiOfPath(r.URL.Path)
 	q := &request{s: s, w: w, r: r, api: api, t0: time.Now()}
-	tag := s.tag.Add(1)
-	q.id = fmt.Sprintf("%016x%08x", s.seed^tag*0x9e3779b97f4a7c15, tag)
+	tag := q.newTag()
 	q.shape = shapeOf(api, false)
 	if !ok {
 		q.fail(&apiError{status: 404, kind: "not_found_error", msg: fmt.Sprintf("no such route %s %s; this server answers POST /v1/chat/completions, /v1/responses and /v1/messages (optionally under /ENDPOINT/), GET /v1/models and /metrics", r.Method, r.URL.Path)})
@@ -370,13 +368,9 @@ func (s *Server) handle(w http.ResponseWriter, r *http.Request) {
 		q.retry = n
 		s.m.retries.WithLabelValues(ep.Name).Inc()
 	}
-	wl, err := s.live.Resolve(epi, q.key)
-	if err != nil {
-		q.fail(&apiError{status: 401, kind: "authentication_error", code: "invalid_api_key", msg: keyRefused(err, q.key)})
-		return
-	}
-	if p.maxTokens > ep.MaxOutput {
-		q.fail(badRequest("max_tokens", "max_tokens is too large: %d. %s supports at most %d output tokens", p.maxTokens, ep.Name, ep.MaxOutput))
+	wl, aerr := s.admit(epi, q.key, p)
+	if aerr != nil {
+		q.fail(aerr)
 		return
 	}
 	switch h := strings.ToLower(strings.TrimSpace(r.Header.Get("X-Headroom-Priority"))); h {
@@ -391,6 +385,34 @@ func (s *Server) handle(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	q.run(wl, tag, ep)
+}
+
+// newTag takes the request's tag, the simulation's name for it, and sets
+// its id from it.
+func (q *request) newTag() uint64 {
+	tag := q.s.tag.Add(1)
+	q.id = fmt.Sprintf("%016x%08x", q.s.mixTag(tag), tag)
+	return tag
+}
+
+// mixTag spreads a tag over 64 bits, by the server's seed, for the ids it
+// hands out (requests', files' and batches').
+func (s *Server) mixTag(tag uint64) uint64 { return s.seed ^ tag*0x9e3779b97f4a7c15 }
+
+// admit checks what a request to endpoint epi must pass before it is
+// planned, the same for a request and a batch's: the caller's key must
+// be one the endpoint takes, and max_tokens within the endpoint's most
+// output. It returns the request's live workload.
+func (s *Server) admit(epi int, key string, p *prompt) (int, *apiError) {
+	ep := &s.eps[epi]
+	wl, err := s.live.Resolve(epi, key)
+	if err != nil {
+		return 0, &apiError{status: 401, kind: "authentication_error", code: "invalid_api_key", msg: keyRefused(err, key)}
+	}
+	if p.maxTokens > ep.MaxOutput {
+		return 0, badRequest("max_tokens", "max_tokens is too large: %d. %s supports at most %d output tokens", p.maxTokens, ep.Name, ep.MaxOutput)
+	}
+	return wl, nil
 }
 
 func asAPIError(err error) *apiError {
@@ -461,13 +483,8 @@ func (q *request) plan(ep *model.LiveEndpoint) *apiError {
 func (q *request) run(wl int, tag uint64, ep *model.LiveEndpoint) {
 	s := q.s
 	st := newStream(tag)
-	lr := &model.LiveRequest{Workload: wl, Tag: tag, Input: q.p.input, Output: q.a.tokens, MaxTokens: q.p.maxTokens,
-		Prefix: q.p.prefixHash ^ hashOf(ep.Name), PrefixTokens: q.p.prefixTokens, Priority: q.priority, Content: q.content(ep)}
-	if q.p.prefixHash == 0 {
-		lr.Prefix = 0
-	}
 	select {
-	case s.d.cmds <- command{inject: lr, at: s.d.clock.Sim(q.recv), st: st}:
+	case s.d.cmds <- command{inject: q.live(wl, tag, ep), at: s.d.clock.Sim(q.recv), st: st}:
 	case <-s.d.stopped:
 		q.fail(&apiError{status: 503, kind: "api_error", msg: "the server is shutting down"})
 		return
@@ -550,6 +567,18 @@ func (q *request) arrived(at float64) {
 // lag is how long after its arrival the request entered the simulation.
 func (q *request) lag() time.Duration {
 	return max(0, q.s.d.clock.Wall(q.at).Sub(q.recv))
+}
+
+// live is the request as the simulation takes it: its tokens, its
+// cacheable prefix (for a provider's prompt cache and a cluster's prefix
+// cache) and its content (for a gateway's response cache).
+func (q *request) live(wl int, tag uint64, ep *model.LiveEndpoint) *model.LiveRequest {
+	lr := &model.LiveRequest{Workload: wl, Tag: tag, Input: q.p.input, Output: q.a.tokens, MaxTokens: q.p.maxTokens,
+		PrefixTokens: q.p.prefixTokens, Priority: q.priority, Content: q.content(ep)}
+	if q.p.prefixHash != 0 {
+		lr.Prefix = q.p.prefixHash ^ hashOf(ep.Name)
+	}
+	return lr
 }
 
 // content identifies the whole request for a gateway's response cache:
