@@ -107,12 +107,17 @@ func (s *Sim) pickFor(c *cluster, id int32) *replica {
 	if rt.policy == polLeastWork {
 		// The first accepting replica with the least outstanding work:
 		// leastLoaded over the candidates, without listing them.
-		bl := 0
+		bl, snap := 0, rt.refresh > 0
 		for _, rep := range c.replicas {
-			if rep.accepting() {
-				if l := c.viewLoad(rep); best == nil || l < bl {
-					best, bl = rep, l
-				}
+			if !rep.accepting() {
+				continue
+			}
+			l := rep.load()
+			if snap {
+				l = int(rt.snapLoad[rep.idx]) // viewLoad
+			}
+			if best == nil || l < bl {
+				best, bl = rep, l
 			}
 		}
 	} else {

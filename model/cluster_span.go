@@ -77,15 +77,23 @@ func (s *Sim) launchSpan(c *cluster, rep *replica, b *perf.Batch) bool {
 	if rep.spanCap == 0 {
 		rep.spanCap = 4
 	}
-	limit := rep.spanCap
-	m, free := 1, rep.free
-	for m < limit && k0+int64(m) <= last {
-		need := c.spanNeed(rep, k0+int64(m))
-		if need > free {
-			break // the reference decides what to preempt
+	// Iterations k0..last at most, within the cap; each after the first
+	// takes the blocks of the sequences crossing a block boundary.
+	m := int(min(int64(rep.spanCap), last-k0+1))
+	if c.paged() && rep.dec*((m-1+c.bs-1)/c.bs) > rep.free {
+		// A sequence crosses at most one boundary in bs iterations: with
+		// fewer free blocks than that bound, count them iteration by
+		// iteration.
+		n, free := 1, rep.free
+		for n < m {
+			need := c.spanNeed(rep, k0+int64(n))
+			if need > free {
+				break // the reference decides what to preempt
+			}
+			free -= need
+			n++
 		}
-		free -= need
-		m++
+		m = n
 	}
 	if m < 2 {
 		return false

@@ -291,7 +291,9 @@ func (s *Sim) admitWaiting(c *cluster, rep *replica, budgetp *int, b *perf.Batch
 			rep.prefilling = append(rep.prefilling, id)
 		}
 		sq.chunk = int32(ch)
-		s.cachePrompt(c, rep, id)
+		if keys != nil {
+			s.cachePrompt(c, rep, id) // only a trace's block keys are cached at scheduling
+		}
 		budget -= ch
 		b.Prefill += ch
 		b.PrefillSeqs++
