@@ -126,7 +126,7 @@ func buildCluster(spec *ClusterSpec, idx int, nInt int) (*cluster, error) {
 		}
 	}
 	for i := 0; i < spec.maxReplicas(); i++ {
-		c.replicas = append(c.replicas, &replica{cl: c, idx: i, free: c.blocks, prefixes: map[int64]*prefixEntry{}})
+		c.replicas = append(c.replicas, &replica{cl: c, idx: i, free: c.blocks})
 	}
 	c.maxSeqs = spec.MaxNumSeqs
 	c.noEvict = spec.Scheduler == "no-evict"
@@ -293,8 +293,8 @@ type replica struct {
 	waiting  deque
 	waitingB deque // batch-priority requests when order = priority
 	running  []int32
-	free     int // free KV blocks
-	prefixes map[int64]*prefixEntry
+	free     int         // free KV blocks
+	prefixes prefixSet   // resident prefix-cache entries (prefix_set.go)
 	bc       *blockCache // cached trace prefix blocks (cluster_blocks.go), or nil
 	// what the cluster gauges last counted for this replica
 	lastBatch int

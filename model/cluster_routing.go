@@ -246,7 +246,7 @@ func (q *prefixQuery) on(rep *replica) (tokens, tier int) {
 		}
 		return 0, 0
 	}
-	if rep.prefixes[q.key] != nil {
+	if rep.prefixes.get(q.key) != nil {
 		return q.n, 2
 	}
 	if rep.tier != nil && rep.tier.has(q.key) {

@@ -76,7 +76,7 @@ func (s *Sim) tierFetch(c *cluster, rep *replica, key int64) int {
 		return 0
 	}
 	rep.free -= nb
-	rep.prefixes[key] = &prefixEntry{key: key, blocks: int32(nb), lastUse: s.eng.Now()}
+	rep.prefixes.put(&prefixEntry{key: key, blocks: int32(nb), lastUse: s.eng.Now()})
 	dt := float64(nb) * t.secPerBlk
 	rep.extraDT += dt
 	c.rt.cpuRead += dt
@@ -90,7 +90,7 @@ func (s *Sim) tierFetch(c *cluster, rep *replica, key int64) int {
 // later, counts as a CPU-tier hit with its read in the iteration that
 // admits it. extra and read are the charges from before the fetch.
 func (s *Sim) tierUnfetch(c *cluster, rep *replica, key int64, nb int, extra, read float64) {
-	delete(rep.prefixes, key)
+	rep.prefixes.del(key)
 	rep.free += nb
 	rep.extraDT, c.rt.cpuRead = extra, read
 }
