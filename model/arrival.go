@@ -21,11 +21,28 @@ func (s *Sim) startArrivals(w *workload) bool {
 			return false
 		}
 	default:
-		if t := w.arrivals.Next(); t < s.cfg.Duration {
-			s.eng.Schedule(t, evArrival, int32(w.idx), 0)
-		}
+		s.nextArrival(w)
 	}
 	return true
+}
+
+// maxArrivalLanes is how many open-loop workloads have their arrival
+// stream on an engine lane (sim.Lane); those beyond schedule arrivals in
+// the heap, as every lane is looked at when one changes.
+const maxArrivalLanes = 4
+
+// nextArrival schedules the next arrival of an open-loop workload, on its
+// lane when it has one, if it falls before the horizon.
+func (s *Sim) nextArrival(w *workload) {
+	t := w.arrivals.Next()
+	if !(t < s.cfg.Duration) {
+		return
+	}
+	if w.onLane {
+		s.eng.ScheduleLane(w.lane, t, evArrival, int32(w.idx), 0)
+		return
+	}
+	s.eng.Schedule(t, evArrival, int32(w.idx), 0)
 }
 
 // arrive creates the workload's next request(s) and schedules the next
@@ -58,9 +75,7 @@ func (s *Sim) arrive(w *workload, gen uint32) {
 		s.newRequest(w, now)
 	}
 	if w.arrivals != nil {
-		if t := w.arrivals.Next(); t < s.cfg.Duration {
-			s.eng.Schedule(t, evArrival, int32(w.idx), 0)
-		}
+		s.nextArrival(w)
 	}
 }
 
@@ -106,11 +121,13 @@ func (s *Sim) issue(w *workload, arrival float64) int32 {
 	default:
 		in, out, prefix = w.tok.Sample(w.rngTok)
 	}
-	*r = request{gen: gen, wl: int32(w.idx), batch: w.batch, input: int32(in), output: int32(out), prefix: int32(prefix),
-		maxTok: int32(w.maxTok), arrival: arrival, lastRsn: -1}
-	if int(r.output) > w.maxTok {
-		r.output = int32(w.maxTok)
-	}
+	// Zeroed in place, then filled field by field: a composite literal
+	// with these fields is built on the stack and copied, and the copy's
+	// wide loads of the narrow stores just made stall.
+	*r = request{}
+	r.gen, r.wl, r.batch = gen, int32(w.idx), w.batch
+	r.input, r.output, r.prefix = int32(in), int32(min(out, w.maxTok)), int32(prefix)
+	r.maxTok, r.arrival, r.lastRsn = int32(w.maxTok), arrival, -1
 	if w.trace != nil {
 		s.attachKeys(id, w)
 	}

@@ -99,6 +99,8 @@ type workload struct {
 	fixIn, fixOut int
 	batch         bool
 	arrivals      *workloads.Arrivals
+	lane          sim.Lane // the engine lane of its arrivals, if onLane
+	onLane        bool
 	trace         *traceSource // trace replay (trace_source.go), or nil
 	closed        bool
 	users         *userPool // closed loop: its thinking users (users.go)
@@ -149,6 +151,7 @@ type Sim struct {
 	noSpans bool
 	free    []int32
 	nInt    int
+	lanes   int   // engine lanes given to arrival streams
 	routed  int64 // attempts that passed the gateway to the router
 	live    int64
 	ser     *seriesStats
@@ -324,6 +327,10 @@ func Build(cfg Config) (*Sim, error) {
 				return nil, workloads.Prefix("workload["+strconv.Itoa(i)+"].demand", err)
 			}
 			w.arrivals = workloads.NewArrivals(curve, spec.Demand.Arrivals, cfg.stream(base+"/arrivals"))
+			if w.onLane = s.lanes < maxArrivalLanes; w.onLane {
+				w.lane = s.eng.NewLane()
+				s.lanes++
+			}
 		}
 		if tk := spec.Tokens; tk.Input.Kind == workloads.KindFixed && tk.Output.Kind == workloads.KindFixed && tk.Prefixes <= 1 {
 			w.fixedTok = true

@@ -13,5 +13,8 @@
 // pure function of its inputs and seed. A model that keeps occurrences of
 // its own out of the queue until they come next stamps each when it
 // decides it (Engine.Stamp) and schedules it later in the place the stamp
-// holds (Engine.ScheduleStamped), as if it had been scheduled at once.
+// holds (Engine.ScheduleStamped), as if it had been scheduled at once. A
+// source that always has exactly one occurrence pending (an arrival
+// stream) keeps it on a lane beside the heap (Engine.ScheduleLane), in the
+// same order and at the cost of a comparison instead of a sift.
 package sim

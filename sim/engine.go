@@ -33,12 +33,13 @@ func (e *Engine) Now() float64 { return e.now }
 // Events is the number of events handled so far.
 func (e *Engine) Events() uint64 { return e.events }
 
-// Pending is the number of events still scheduled.
+// Pending is the number of events still scheduled, the lanes' included.
 func (e *Engine) Pending() int {
+	n := e.queue.Len() + e.queue.pendingLanes()
 	if e.topHandled {
-		return e.queue.Len() - 1
+		n--
 	}
-	return e.queue.Len()
+	return n
 }
 
 // Schedule adds an event at absolute time t. A time in the past is treated
@@ -85,25 +86,46 @@ const checkEvery = 1 << 14
 // the per-event path.
 func (e *Engine) Run(ctx context.Context, until float64, h Handler) error {
 	limit := timeKey(until)
+	q := &e.queue
 	var n uint64
 	for {
-		next, ok := e.queue.peekUntil(limit)
-		if !ok {
+		// The earliest of the heap's top and the earliest lane's event.
+		var top *slot
+		if len(q.items) > 0 {
+			top = &q.items[0]
+		}
+		lane := -1
+		if len(q.lanes) > 0 {
+			if l := &q.lanes[q.laneMin]; top == nil || lessBit(l, top) == 1 {
+				top, lane = l, q.laneMin
+			}
+		}
+		if top == nil || top.key > limit {
 			if until > e.now && !math.IsInf(until, 1) {
 				e.now = until
 			}
 			return nil
 		}
+		next := top.event()
 		e.now = next.Time
 		e.events++
-		// The event stays at the top while it is handled: the handler's
-		// first Schedule replaces it (one sift instead of two), and if the
-		// handler schedules nothing it is popped afterwards.
-		e.topHandled = true
-		h.Handle(next)
-		if e.topHandled {
-			e.topHandled = false
-			e.queue.removeTop()
+		if lane >= 0 {
+			// A lane's event leaves its lane before it is handled; the
+			// handler may put the lane's next one there.
+			q.lanes[lane] = slot{key: noKey, ord: noKey}
+			h.Handle(next)
+			q.fixLaneMin()
+		} else {
+			// The event stays at the top while it is handled: the
+			// handler's first Schedule replaces it (one sift instead of
+			// two), and if the handler schedules nothing it is popped
+			// afterwards.
+			e.topHandled = true
+			h.Handle(next)
+			if e.topHandled {
+				e.topHandled = false
+				q.removeTop()
+			}
 		}
 		n++
 		if n%checkEvery == 0 && ctx.Err() != nil {

@@ -9,5 +9,11 @@ func (e *Engine) NextAt() (float64, bool) {
 		return 0, false
 	}
 	ev, ok := e.queue.Peek()
+	q := &e.queue
+	if len(q.lanes) > 0 {
+		if l := &q.lanes[q.laneMin]; l.key != noKey && (!ok || lessBit(l, &q.items[0]) == 1) {
+			return l.event().Time, true
+		}
+	}
 	return ev.Time, ok
 }

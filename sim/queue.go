@@ -31,6 +31,11 @@ type Queue struct {
 	// epoch counts renumberings (mod 2^15), so that a Stamp taken before
 	// one is known to have lost its place.
 	epoch uint16
+	// lanes are the Engine's lanes (lane.go), whose events take their
+	// sequence numbers from this queue; laneMin is the earliest of them.
+	// Push, Pop, Peek and Len do not see them.
+	lanes   []slot
+	laneMin int
 }
 
 // slot is an event as the heap stores it, 24 bytes. Its time is replaced by
@@ -106,20 +111,24 @@ func (q *Queue) slotOf(e Event) slot {
 	return slot{key: timeKey(e.Time), ord: q.take()<<kindBits | uint64(e.Kind), obj: e.Obj, gen: e.Gen}
 }
 
-// renumber gives the pending events the sequence numbers 0, 1, ... in their
-// current order, which keeps both that order and the heap as they are, and
-// makes room for 2^48 - Len() more pushes.
+// renumber gives the pending events, the lanes' included, the sequence
+// numbers 0, 1, ... in their current order, which keeps both that order and
+// the heap as they are, and makes room for 2^48 - Len() more pushes.
 func (q *Queue) renumber() {
-	order := make([]int, len(q.items))
-	for i := range order {
-		order[i] = i
+	order := make([]*slot, 0, len(q.items)+len(q.lanes))
+	for i := range q.items {
+		order = append(order, &q.items[i])
 	}
-	slices.SortFunc(order, func(a, b int) int {
-		return int(lessBit(&q.items[b], &q.items[a])) - int(lessBit(&q.items[a], &q.items[b]))
+	for i := range q.lanes {
+		if q.lanes[i].key != noKey {
+			order = append(order, &q.lanes[i])
+		}
+	}
+	slices.SortFunc(order, func(a, b *slot) int {
+		return int(lessBit(b, a)) - int(lessBit(a, b))
 	})
 	const kindMask = 1<<kindBits - 1
-	for seq, i := range order {
-		s := &q.items[i]
+	for seq, s := range order {
 		s.ord = uint64(seq)<<kindBits | s.ord&kindMask
 	}
 	q.next = uint64(len(order))
@@ -226,18 +235,12 @@ func (q *Queue) fix(i int, s slot) {
 	items[i] = s
 }
 
-// peekUntil returns the earliest event if its time key is at most limit,
-// leaving it in the queue.
-func (q *Queue) peekUntil(limit uint64) (e Event, ok bool) {
-	if len(q.items) == 0 || q.items[0].key > limit {
-		return Event{}, false
-	}
-	return q.items[0].event(), true
-}
-
-// Reset empties the queue but keeps its storage.
+// Reset empties the queue (and the lanes) but keeps its storage.
 func (q *Queue) Reset() {
 	q.items = q.items[:0]
+	for i := range q.lanes {
+		q.lanes[i] = slot{key: noKey, ord: noKey}
+	}
 	q.next = 0
 	q.epoch = (q.epoch + 1) & (1<<(kindBits-1) - 1) // stamps taken before are void
 }
