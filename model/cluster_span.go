@@ -99,7 +99,8 @@ func (s *Sim) launchSpan(c *cluster, rep *replica, b *perf.Batch) bool {
 		return false
 	}
 	now := s.eng.Now()
-	rep.span = span{on: true, k0: k0, m: m, applied: 1, dec: b.Decode}
+	sp := &rep.span
+	sp.on, sp.k0, sp.m, sp.applied, sp.dec, sp.cut = true, k0, m, 1, b.Decode, false
 	// Iteration times, kept for syncSpan; the buffer is reused.
 	dts := rep.spanDT[:0]
 	if cap(dts) < m {
