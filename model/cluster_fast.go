@@ -243,8 +243,10 @@ func (s *Sim) fastEnd(c *cluster, rep *replica) {
 			join = append(join, id)
 		}
 	}
-	rep.prefilling = keep
-	rep.cdec += float64(rep.dec) // every decoding sequence's context grew by one
+	// Stores that only shorten a slice in place write its length, not its
+	// pointer, so they take no GC write barrier.
+	rep.prefilling = rep.prefilling[:len(keep)] // keep is its prefix
+	rep.cdec += float64(rep.dec)                // every decoding sequence's context grew by one
 	rep.iter++
 	if rep.fin.len() > 0 {
 		due := rep.fin.drain(k, rep.dueBuf[:0])
@@ -253,7 +255,9 @@ func (s *Sim) fastEnd(c *cluster, rep *replica) {
 				fin = append(fin, e.id)
 			}
 		}
-		rep.dueBuf = due[:0]
+		if cap(due) != cap(rep.dueBuf) {
+			rep.dueBuf = due[:0] // it grew
+		}
 	}
 	// Finish in running (admission) order, as the reference does. The list
 	// is short; an insertion sort does not allocate, sort.Slice would.
@@ -275,7 +279,12 @@ func (s *Sim) fastEnd(c *cluster, rep *replica) {
 	for _, id := range join {
 		s.joinDecode(c, rep, id)
 	}
-	rep.finBuf, rep.joinBuf = fin[:0], join[:0]
+	if cap(fin) != cap(rep.finBuf) {
+		rep.finBuf = fin[:0] // it grew
+	}
+	if cap(join) != cap(rep.joinBuf) {
+		rep.joinBuf = join[:0]
+	}
 }
 
 // removeRunning deletes a sequence from the running list, which is in
@@ -306,7 +315,8 @@ func (s *Sim) removeRunning(rep *replica, id int32) {
 		}
 	}
 	if i < len(run) && run[i] == id {
-		rep.running = append(run[:i], run[i+1:]...)
+		copy(run[i:], run[i+1:])
+		rep.running = rep.running[:len(run)-1]
 	}
 }
 
