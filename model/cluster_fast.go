@@ -96,7 +96,8 @@ func mod(a, m int64) int64 {
 	return r
 }
 
-func (c *cluster) paged() bool { return c.spec.KV.Allocation != "contiguous" }
+// paged reports whether the cluster allocates KV in blocks as needed.
+func (c *cluster) paged() bool { return c.pagedKV }
 
 // sharedBlocks is the number of prefix-cache blocks a sequence uses.
 func (rep *replica) sharedBlocks(sq *seqState) int { return int(sq.shared) }
