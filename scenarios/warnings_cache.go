@@ -25,22 +25,23 @@ func (s *Scenario) cacheWarnings(d *Scenario, c model.Config) []Warning {
 		}
 		at := "provider[" + strconv.Itoa(i) + "]"
 		if p.Price.Input > 0 {
-			var missing []string
-			if !inTree(d.tree, at+".price.cache_read") {
-				missing = append(missing, "cache_read")
-			}
+			read := inTree(d.tree, at+".price.cache_read")
 			write := inTree(d.tree, at+".price.cache_write")
 			if float64(p.Cache.TTL) > 300 {
 				write = write || inTree(d.tree, at+".price.cache_write_1h")
 			}
-			if !write {
-				missing = append(missing, "cache_write")
+			var what, give string
+			switch {
+			case !read && !write:
+				what, give = "cache_read and cache_write are not priced: tokens read from or written to the cache cost nothing", "price.cache_read and price.cache_write"
+			case !read:
+				what, give = "cache_read is not priced: tokens read from the cache cost nothing", "price.cache_read"
+			case !write:
+				what, give = "cache_write is not priced: tokens written to the cache cost nothing, not the input price", "price.cache_write"
 			}
-			if len(missing) > 0 {
-				what := map[int]string{1: missing[0] + " is", 2: "cache_read and cache_write are"}[len(missing)]
-				add(at+".price", fmt.Sprintf("the prompt cache is on and %s, but %s not priced: those tokens cost nothing (not the input price); "+
-					"give price.cache_read and price.cache_write (OpenAI bills cache writes at the input price and reads at 0.1× to 0.5× of it, "+
-					"Anthropic writes at 1.25× and reads at 0.1×), or cache.enabled = false", who, what))
+			if what != "" {
+				add(at+".price", fmt.Sprintf("the prompt cache is on and %s, but %s; give %s (OpenAI bills cache writes at the input price "+
+					"and reads at 0.1× to 0.5× of it, Anthropic writes at 1.25× and reads at 0.1×), or cache.enabled = false", who, what, give))
 			}
 		}
 		lims := []string{at + ".limits"}

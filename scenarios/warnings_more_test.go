@@ -71,9 +71,9 @@ func TestWarningsQuietScenario(t *testing.T) {
 func TestWarningsUnpricedCache(t *testing.T) {
 	const at = `w.toml:12: provider "gpt".price: the prompt cache is on and workload "bot" sends a 1800-token shared prefix, but `
 	for _, c := range []struct{ name, src, want string }{
-		{"no cache_read", edits(t, ", cache_read = 1.25", ""), at + "cache_read is not priced: those tokens cost nothing (not the input price); give price.cache_read and price.cache_write"},
-		{"no cache_write", edits(t, ", cache_write = 2.5", ""), at + "cache_write is not priced"},
-		{"neither", edits(t, ", cache_read = 1.25, cache_write = 2.5", ""), at + "cache_read and cache_write are not priced"},
+		{"no cache_read", edits(t, ", cache_read = 1.25", ""), at + "cache_read is not priced: tokens read from the cache cost nothing; give price.cache_read (OpenAI bills cache writes at the input price and reads at 0.1× to 0.5× of it, Anthropic writes at 1.25× and reads at 0.1×), or cache.enabled = false"},
+		{"no cache_write", edits(t, ", cache_write = 2.5", ""), at + "cache_write is not priced: tokens written to the cache cost nothing, not the input price; give price.cache_write ("},
+		{"neither", edits(t, ", cache_read = 1.25, cache_write = 2.5", ""), at + "cache_read and cache_write are not priced: tokens read from or written to the cache cost nothing; give price.cache_read and price.cache_write ("},
 		{"through a route", edits(t, `route = "gpt"`, `route = "main"`, ", cache_read = 1.25", "") + "[[route]]\nname = \"main\"\nstrategy = \"fallback\"\ntargets = [\"gpt\"]\n",
 			`provider "gpt".price: the prompt cache is on and workload "bot" sends`},
 		{"a 1h TTL wants cache_write_1h", edits(t, ", cache_write = 2.5", ", cache_write_1h = 5") + "cache = { ttl = \"1h\" }\n", ""},
