@@ -97,14 +97,14 @@ func curveCoverage(dm workloads.DemandSpec, start, duration float64) (string, st
 	if dm.Repeat {
 		if (end > period || phase < 0) && !whole(period/day) && !whole(day/period) {
 			return key, fmt.Sprintf("%s repeat every %s, which does not divide a day, so each repeat starts at another time of day; "+
-				"give values for a whole day (24 hourly values) or a whole fraction of one", values, workloads.Duration(period))
+				"give values for a whole day (24 hourly values) or a whole fraction of one", values, span(period))
 		}
 		return "", ""
 	}
+	ends := fmt.Sprintf("%s cover %s, but the horizon ends %s after %s", values, span(period), span(end), workloads.ClockAt(from))
 	if end > period && period > phase && points[n-1] > 0 {
-		return key, fmt.Sprintf("%s end at %s, %s before the horizon does: no requests arrive after; "+
-			"write a value (0 for none) for each %s up to the end, or repeat = true", values, workloads.ClockAt(from+period),
-			workloads.Duration(end-period), map[string]string{"hourly": "hour", "curve": workloads.Duration(spacing).String()}[key])
+		return key, fmt.Sprintf("%s: no requests arrive in its last %s; write a value (0 for none) for each %s up to the end, or repeat = true",
+			ends, span(end-period), map[string]string{"hourly": "hour", "curve": workloads.Duration(spacing).String()}[key])
 	}
 	used := int(math.Ceil(end/spacing - 1e-9))
 	if dm.Shape == workloads.ShapeLinear {
@@ -114,12 +114,24 @@ func curveCoverage(dm workloads.DemandSpec, start, duration float64) (string, st
 	if cut > 0 && 2*cut < n && !whole(period/day) {
 		for _, v := range points[n-cut:] {
 			if v != 0 {
-				return key, fmt.Sprintf("%s run to %s, past the horizon's end at %s: the last %d are never used; "+
-					"remove them, or lengthen duration", values, workloads.ClockAt(from+period), workloads.ClockAt(start+duration), cut)
+				last := fmt.Sprintf("the last %d are never used; remove them", cut)
+				if cut == 1 {
+					last = "the last is never used; remove it"
+				}
+				return key, fmt.Sprintf("%s: %s, or lengthen duration", ends, last)
 			}
 		}
 	}
 	return "", ""
+}
+
+// span formats a length of time for a curve: in hours when whole ("25h",
+// not "1d1h"), else as a duration.
+func span(x float64) string {
+	if whole(x/3600) && x > 0 {
+		return strconv.Itoa(int(math.Round(x/3600))) + "h"
+	}
+	return workloads.Duration(x).String()
 }
 
 // whole reports whether x is a whole number (within rounding).

@@ -44,7 +44,7 @@ price = { input = 2.5, output = 10, cache_read = 1.25, cache_write = 2.5 }
 		"rate = 10,", "hourly = [10],").Replace(src))
 	code, _, stderr := cli(t, "validate", path, "--strict")
 	for _, want := range []string{
-		"headroom: warning: " + path + `:6: workload "bot".demand.hourly: the 1 hourly values from 00:00 end at 01:00, 1h before the horizon does`,
+		"headroom: warning: " + path + `:6: workload "bot".demand.hourly: the 1 hourly values from 00:00 cover 1h, but the horizon ends 2h after 00:00: no requests arrive in its last 1h`,
 		"headroom: warning: " + path + `:11: provider "gpt".limits.tpm: the prompt cache is on and workload "bot" sends a 1800-token shared prefix, and cache reads are exempt from tpm by default`,
 		"headroom: warning: " + path + `:13: provider "gpt".price: the prompt cache is on and workload "bot" sends a 1800-token shared prefix, but cache_read is not priced`,
 		"headroom: " + path + ": --strict: the 3 warning(s) above are errors",
