@@ -5,6 +5,8 @@ import (
 	"math"
 	"strconv"
 	"strings"
+
+	"github.com/headroom-sim/headroom/model"
 )
 
 // Count formats an integer with thousands separators: 1,234,567.
@@ -142,4 +144,14 @@ func ColumnValues(vs []float64) []string {
 		}
 	}
 	return out
+}
+
+// Quantile formats one figure of a latency distribution in seconds, or
+// "—" when the distribution is empty (no request completed), so that an
+// absent figure never reads as a zero latency.
+func Quantile(q model.Quantiles, v float64) string {
+	if q.Count == 0 {
+		return "—"
+	}
+	return Seconds(v)
 }
