@@ -71,7 +71,15 @@ func WriteTerminal(w io.Writer, d *Document) error {
 		}))
 	}
 	row("cache hit rate", func(r *model.Results) string { return fmt.Sprintf("%.0f%%", 100*r.Summary.Tokens.CacheHitRate) })
-	row("cost", func(r *model.Results) string { return USD(r.Summary.Cost.Total) })
+	costs := make([]float64, len(d.Variants))
+	for i, r := range d.Variants {
+		costs[i] = r.Summary.Cost.Total
+	}
+	costText := map[*model.Results]string{}
+	for i, c := range USDColumn(costs) { // one style across the row
+		costText[d.Variants[i]] = c
+	}
+	row("cost", func(r *model.Results) string { return costText[r] })
 	gatewayRows(d, row)
 	if err := tw.Flush(); err != nil {
 		return err

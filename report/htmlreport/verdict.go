@@ -116,7 +116,7 @@ func impactSentence(r *model.Results) string {
 	}
 	out += fmt.Sprintf(". Requests waited up to %s before service (p95 %s)", report.Quantile(s.Latency.QueueWait, s.Latency.QueueWait.Max), report.Quantile(s.Latency.QueueWait, s.Latency.QueueWait.P95))
 	if b := r.Findings.Backlog; b != nil {
-		out += fmt.Sprintf("; the backlog peaks at %s waiting requests in the interval from %s", report.Count(int64(math.Round(b.Peak))), report.Clock(r, b.PeakIntervalS))
+		out += fmt.Sprintf("; the backlog peaks at %s in the interval from %s", report.Plural(int64(math.Round(b.Peak)), "waiting request", "waiting requests"), report.Clock(r, b.PeakIntervalS))
 	}
 	if s.Goodput.NoSLO {
 		out += fmt.Sprintf(". TTFT p95 is %s; no workload sets an SLO; cost %s.", report.Quantile(s.Latency.TTFT, s.Latency.TTFT.P95), report.USD(s.Cost.Total))
