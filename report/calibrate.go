@@ -442,7 +442,7 @@ func (c *Calibration) stepTOML(f fitRow, classes []class) string {
 		fmt.Fprintf(&b, "batches = [%s]\n", strings.Join(bs, ", "))
 		fmt.Fprintf(&b, "times = [%s]\n", strings.Join(ts, ", "))
 		if lo, hi, ok := c.decodeRange(); ok && lo != hi {
-			fmt.Fprintf(&b, "# measured at batches %d to %d; below %d the first segment extends, above %d the last\n", lo, hi, lo, hi)
+			fmt.Fprintf(&b, "# measured at batches %d to %d; below %d it holds the first time, above %d it extends the last segment\n", lo, hi, lo, hi)
 		}
 		switch {
 		case c.hasPrefill():
