@@ -44,7 +44,7 @@ run: build
 	$(BIN) run --json $(OUT)/morning-peak.json --csv $(OUT)/morning-peak
 
 ## test: vet and run every test (what CI runs); the browser test's pages and screenshots go to out/screenshots.
-## HEADROOM_EXCERPTS=all: the README's plan excerpts are checked too (about 50 s of the run).
+## HEADROOM_EXCERPTS=all: the README's plan excerpts are checked too (50 s to 2½ minutes more, with the machine's load).
 ## model/serve runs last and alone: its tests drive a live server by the wall clock, and beside the
 ## other packages' tests on two cores its clients would be starved of CPU
 SERVE_PKG := ./model/serve/

@@ -17,6 +17,9 @@ type target struct {
 	bstats  *backendStats
 	errTime float64
 	maxTok  int
+	// direct is set when an attempt at this hosted target has nothing to
+	// meet before service (hosted.go, markDirect).
+	direct  bool
 	gpuTok  int64 // tokens this workload had served by the cluster (its cost share)
 	hostTok int64 // tokens this workload had served by the hosted provider (its share of a commitment)
 }

@@ -20,11 +20,13 @@ type cluster struct {
 	watermark          int // KV blocks a new admission must leave free
 	idx                int
 	step               perf.StepModel
-	roof               *perf.Roofline // step, when it is a roofline
-	static             bool           // step.per = "request": static batches
+	roof               *perf.Roofline   // step, when it is a roofline
+	spanStep           perf.SpanStepper // step, when it times spans itself (and is no roofline)
+	static             bool             // step.per = "request": static batches
 	chunked            bool
 	priority           bool
 	bs                 int // KV block size
+	pagedKV            bool
 	blocks             int // KV blocks per replica
 	replicas           []*replica
 	maxSeqs            int // current max_num_seqs (the schedule may change it)
@@ -71,7 +73,7 @@ func buildCluster(spec *ClusterSpec, idx int, nInt int) (*cluster, error) {
 		return buildDisagg(spec, idx, nInt)
 	}
 	c := &cluster{spec: spec, idx: idx, chunked: *spec.ChunkedPrefill, priority: spec.Order == "priority",
-		bs: spec.KV.BlockSize}
+		bs: spec.KV.BlockSize, pagedKV: spec.KV.Allocation != "contiguous"}
 	g, m, err := spec.hardware()
 	if err != nil {
 		return nil, err
@@ -87,6 +89,9 @@ func buildCluster(spec *ClusterSpec, idx int, nInt int) (*cluster, error) {
 			return nil, fieldErr("step", err.Error())
 		}
 		c.step = t
+		if ss, ok := c.step.(perf.SpanStepper); ok {
+			c.spanStep = ss
+		}
 		c.static = spec.Step.Per == "request"
 	default:
 		st := spec.Step
@@ -126,7 +131,7 @@ func buildCluster(spec *ClusterSpec, idx int, nInt int) (*cluster, error) {
 		}
 	}
 	for i := 0; i < spec.maxReplicas(); i++ {
-		c.replicas = append(c.replicas, &replica{cl: c, idx: i, free: c.blocks, prefixes: map[int64]*prefixEntry{}})
+		c.replicas = append(c.replicas, &replica{cl: c, idx: i, free: c.blocks})
 	}
 	c.maxSeqs = spec.MaxNumSeqs
 	c.noEvict = spec.Scheduler == "no-evict"
@@ -293,8 +298,8 @@ type replica struct {
 	waiting  deque
 	waitingB deque // batch-priority requests when order = priority
 	running  []int32
-	free     int // free KV blocks
-	prefixes map[int64]*prefixEntry
+	free     int         // free KV blocks
+	prefixes prefixSet   // resident prefix-cache entries (prefix_set.go)
 	bc       *blockCache // cached trace prefix blocks (cluster_blocks.go), or nil
 	// what the cluster gauges last counted for this replica
 	lastBatch int

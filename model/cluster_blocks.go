@@ -18,58 +18,20 @@ package model
 //     first when KV memory is needed, a request's deepest blocks before
 //     its shallower ones.
 //
-// Entries live in a slab with a doubly linked LRU list of the unused ones,
-// so lookups, pins and evictions cost O(1) each and allocate nothing once
-// the slab has grown to the replica's working set (bounded by its KV
+// Entries live in an lruSlab (slab_lru.go) whose list holds the unused
+// ones, so lookups, pins and evictions cost O(1) each and allocate nothing
+// once the slab has grown to the replica's working set (bounded by its KV
 // capacity).
 
-// blockEntry is one cached block of some prefix on a replica.
-type blockEntry struct {
-	key        uint64
-	kv         int32 // KV blocks it holds
-	refs       int32 // running sequences using it
-	prev, next int32 // LRU links among unused entries; -1 ends
-}
-
-// blockCache is a replica's cached prefix blocks.
+// blockCache is a replica's cached prefix blocks: an entry per block key,
+// its size the KV blocks it holds, its refs the running sequences using
+// it; used is the KV blocks held by all entries.
 type blockCache struct {
-	idx        map[uint64]int32
-	ents       []blockEntry
-	free       []int32 // unused slab slots
-	head, tail int32   // unused entries, least recently used at head
-	kv         int     // KV blocks held by all entries
+	lruSlab
 }
 
 func newBlockCache() *blockCache {
-	return &blockCache{idx: map[uint64]int32{}, head: -1, tail: -1}
-}
-
-// unlink takes entry i out of the LRU list.
-func (bc *blockCache) unlink(i int32) {
-	e := &bc.ents[i]
-	if e.prev >= 0 {
-		bc.ents[e.prev].next = e.next
-	} else {
-		bc.head = e.next
-	}
-	if e.next >= 0 {
-		bc.ents[e.next].prev = e.prev
-	} else {
-		bc.tail = e.prev
-	}
-	e.prev, e.next = -1, -1
-}
-
-// append puts entry i at the LRU list's tail (most recently used).
-func (bc *blockCache) append(i int32) {
-	e := &bc.ents[i]
-	e.prev, e.next = bc.tail, -1
-	if bc.tail >= 0 {
-		bc.ents[bc.tail].next = i
-	} else {
-		bc.head = i
-	}
-	bc.tail = i
+	return &blockCache{newLRUSlab()}
 }
 
 // pin marks entry i in use.
@@ -86,41 +48,13 @@ func (bc *blockCache) unpin(i int32) {
 	e := &bc.ents[i]
 	e.refs--
 	if e.refs == 0 {
-		bc.append(i)
+		bc.pushTail(i)
 	}
-}
-
-// insert adds a new entry, in use once, and returns its slot.
-func (bc *blockCache) insert(key uint64, kv int32) int32 {
-	var i int32
-	if n := len(bc.free); n > 0 {
-		i = bc.free[n-1]
-		bc.free = bc.free[:n-1]
-	} else {
-		bc.ents = append(bc.ents, blockEntry{})
-		i = int32(len(bc.ents) - 1)
-	}
-	bc.ents[i] = blockEntry{key: key, kv: kv, refs: 1, prev: -1, next: -1}
-	bc.idx[key] = i
-	bc.kv += int(kv)
-	return i
 }
 
 // evictOne frees the least recently used unused entry and returns its KV
 // blocks, or 0 when every entry is in use.
-func (bc *blockCache) evictOne() int {
-	i := bc.head
-	if i < 0 {
-		return 0
-	}
-	bc.unlink(i)
-	e := &bc.ents[i]
-	delete(bc.idx, e.key)
-	kv := int(e.kv)
-	bc.kv -= kv
-	bc.free = append(bc.free, i)
-	return kv
-}
+func (bc *blockCache) evictOne() int { return bc.evictHead() }
 
 // blockHits is how many leading blocks of a prompt of input tokens the
 // replica holds, at most (input−1)/B so that one token is computed.
@@ -131,7 +65,7 @@ func (rep *replica) blockHits(keys []uint64, b, input int) int {
 	}
 	n := min(len(keys), (input-1)/b)
 	for j := 0; j < n; j++ {
-		if _, ok := bc.idx[keys[j]]; !ok {
+		if !bc.has(keys[j]) {
 			return j
 		}
 	}
@@ -168,10 +102,10 @@ func (s *Sim) cacheBlocks(c *cluster, rep *replica, id int32, upto int) {
 	}
 	kv := int32(b / c.bs)
 	for j := int(sq.nref); j < len(keys) && (j+1)*b <= upto && sq.blocks >= kv; j++ {
-		if _, ok := rep.bc.idx[keys[j]]; ok {
+		if rep.bc.has(keys[j]) {
 			return
 		}
-		rep.bc.insert(keys[j], kv)
+		rep.bc.insert(keys[j], kv, 1)
 		sq.blocks -= kv
 		sq.shared += kv
 		sq.nref++
@@ -217,5 +151,5 @@ func (rep *replica) cachedKV() int {
 	if rep.bc == nil {
 		return 0
 	}
-	return rep.bc.kv
+	return rep.bc.used
 }

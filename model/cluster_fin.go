@@ -21,6 +21,7 @@ type finQueue struct {
 	free int32   // first free pool entry, or -1
 	base int64   // every entry in the ring has k >= base
 	ring int     // entries in the ring
+	next int64   // the smallest k in the ring, when ring > 0
 	far  finHeap // entries at or beyond base + len(head)
 }
 
@@ -100,6 +101,9 @@ func (q *finQueue) insert(e finEntry) {
 	q.link[i] = q.head[b]
 	q.head[b] = i
 	q.bits[b>>6] |= 1 << (b & 63)
+	if q.ring == 0 || e.k < q.next {
+		q.next = e.k
+	}
 	q.ring++
 }
 
@@ -114,7 +118,7 @@ func nextPow2(n int) int {
 func (q *finQueue) minK() int64 {
 	best := int64(-1)
 	if q.ring > 0 {
-		best = q.base + int64(q.nextBucket())
+		best = q.next
 	}
 	if len(q.far) > 0 && (best < 0 || q.far[0].k < best) {
 		best = q.far[0].k
@@ -134,7 +138,7 @@ func (q *finQueue) nextBucket() int {
 	}
 	dist := 64 - off
 	for i := 1; i <= len(q.bits); i++ {
-		ww := (w + i) % len(q.bits)
+		ww := (w + i) & (len(q.bits) - 1) // a power of two long
 		if word := q.bits[ww]; word != 0 {
 			return dist + bits.TrailingZeros64(word)
 		}
@@ -146,12 +150,8 @@ func (q *finQueue) nextBucket() int {
 // drain appends to out every entry with k <= upTo, in no particular
 // order, and moves base past upTo.
 func (q *finQueue) drain(upTo int64, out []finEntry) []finEntry {
-	for q.ring > 0 {
-		d := q.nextBucket()
-		k := q.base + int64(d)
-		if k > upTo {
-			break
-		}
+	for q.ring > 0 && q.next <= upTo {
+		k := q.next
 		b := int(k) & (len(q.head) - 1)
 		for i := q.head[b]; i >= 0; {
 			out = append(out, q.pool[i])
@@ -164,6 +164,9 @@ func (q *finQueue) drain(upTo int64, out []finEntry) []finEntry {
 		q.head[b] = -1
 		q.bits[b>>6] &^= 1 << (b & 63)
 		q.base = k + 1
+		if q.ring > 0 {
+			q.next = q.base + int64(q.nextBucket())
+		}
 	}
 	for len(q.far) > 0 && q.far[0].k <= upTo {
 		out = append(out, q.far.pop())

@@ -100,26 +100,46 @@ func (s *Sim) refreshView(c *cluster) {
 // and queues the request at it.
 func (s *Sim) pickFor(c *cluster, id int32) *replica {
 	rt := c.rt
-	cand := rt.cand[:0]
-	for _, rep := range c.replicas {
-		if rep.accepting() {
-			cand = append(cand, rep)
-		}
-	}
-	rt.cand = cand
 	if c.as != nil {
 		c.as.arrivals++
 	}
 	var best *replica
-	switch {
-	case len(cand) == 0:
-		if c.as != nil {
-			best = s.coldStart(c)
+	if rt.policy == polLeastWork {
+		// The first accepting replica with the least outstanding work:
+		// leastLoaded over the candidates, without listing them.
+		bl, snap := 0, rt.refresh > 0
+		for _, rep := range c.replicas {
+			if !rep.accepting() {
+				continue
+			}
+			l := rep.load()
+			if snap {
+				l = int(rt.snapLoad[rep.idx]) // viewLoad
+			}
+			if best == nil || l < bl {
+				best, bl = rep, l
+			}
 		}
-	case len(cand) == 1:
-		best = cand[0]
-	default:
-		best = s.choose(c, id, cand)
+	} else {
+		cand := rt.cand[:0]
+		for _, rep := range c.replicas {
+			if rep.accepting() {
+				cand = append(cand, rep)
+			}
+		}
+		rt.cand = cand
+		switch len(cand) {
+		case 0:
+		case 1:
+			best = cand[0]
+		default:
+			if best = s.choose(c, id, cand); best == nil {
+				return nil
+			}
+		}
+	}
+	if best == nil && c.as != nil {
+		best = s.coldStart(c) // no replica accepts
 	}
 	if best != nil {
 		rt.routed[best.idx]++
@@ -226,7 +246,7 @@ func (q *prefixQuery) on(rep *replica) (tokens, tier int) {
 		}
 		return 0, 0
 	}
-	if rep.prefixes[q.key] != nil {
+	if rep.prefixes.get(q.key) != nil {
 		return q.n, 2
 	}
 	if rep.tier != nil && rep.tier.has(q.key) {

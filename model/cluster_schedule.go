@@ -251,7 +251,7 @@ func (s *Sim) failReplica(c *cluster, rep *replica, lose bool) {
 		rep.waitG.Add(now, -1)
 	}
 	rep.free = c.blocks
-	clear(rep.prefixes)
+	rep.prefixes.clear()
 	if rep.tier != nil {
 		rep.tier.reset()
 	}

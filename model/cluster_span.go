@@ -42,7 +42,6 @@ type span struct {
 	applied int     // iterations whose start has been applied
 	at      float64 // start time of iteration k0+applied (when applied < m)
 	dec     int     // decode count (constant over the span)
-	cdec0   float64 // total context at iteration k0
 	cut     bool    // ended early by cutSpan
 }
 
@@ -78,51 +77,41 @@ func (s *Sim) launchSpan(c *cluster, rep *replica, b *perf.Batch) bool {
 	if rep.spanCap == 0 {
 		rep.spanCap = 4
 	}
-	limit := rep.spanCap
-	m, free := 1, rep.free
-	for m < limit && k0+int64(m) <= last {
-		need := c.spanNeed(rep, k0+int64(m))
-		if need > free {
-			break // the reference decides what to preempt
+	// Iterations k0..last at most, within the cap; each after the first
+	// takes the blocks of the sequences crossing a block boundary.
+	m := int(min(int64(rep.spanCap), last-k0+1))
+	if c.paged() && rep.dec*((m-1+c.bs-1)/c.bs) > rep.free {
+		// A sequence crosses at most one boundary in bs iterations: with
+		// fewer free blocks than that bound, count them iteration by
+		// iteration.
+		n, free := 1, rep.free
+		for n < m {
+			need := c.spanNeed(rep, k0+int64(n))
+			if need > free {
+				break // the reference decides what to preempt
+			}
+			free -= need
+			n++
 		}
-		free -= need
-		m++
+		m = n
 	}
 	if m < 2 {
 		return false
 	}
 	now := s.eng.Now()
-	rep.span = span{on: true, k0: k0, m: m, applied: 1, dec: b.Decode, cdec0: b.Context}
+	sp := &rep.span
+	sp.on, sp.k0, sp.m, sp.applied, sp.dec, sp.cut = true, k0, m, 1, b.Decode, false
 	// Iteration times, kept for syncSpan; the buffer is reused.
-	dts := rep.spanDT[:0]
+	if cap(rep.spanDT) < m {
+		rep.spanDT = make([]float64, 0, maxSpan)
+	}
+	rep.spanDT = rep.spanDT[:m] // no write barrier: only its length changes
+	dts := rep.spanDT
+	c.decodeSpan(b.Decode, b.Context, dts)
 	t := now
-	// The roofline is called directly, without the interface's type
-	// assertion and indirect call.
-	ss, ok := perf.SpanStepper(c.roof), c.roof != nil
-	if !ok {
-		ss, ok = c.step.(perf.SpanStepper)
+	for _, dt := range dts {
+		t += dt
 	}
-	if ok {
-		if cap(dts) < m {
-			dts = make([]float64, m, maxSpan)
-		}
-		dts = dts[:m]
-		if c.roof != nil {
-			c.roof.DecodeSpan(b.Decode, b.Context, dts)
-		} else {
-			ss.DecodeSpan(b.Decode, b.Context, dts)
-		}
-		for _, dt := range dts {
-			t += dt
-		}
-	} else {
-		for j := 0; j < m; j++ {
-			dt := c.step.StepTime(perf.Batch{Decode: b.Decode, Context: b.Context + float64(j*b.Decode)})
-			dts = append(dts, dt)
-			t += dt
-		}
-	}
-	rep.spanDT = dts
 	rep.span.at = now + dts[0]
 	c.cs.itl.AddN(dts[0], uint64(b.Decode))
 	if !rep.busy {
@@ -133,6 +122,24 @@ func (s *Sim) launchSpan(c *cluster, rep *replica, b *perf.Batch) bool {
 	s.clusterGauges(c, rep)
 	s.eng.Schedule(t, evStep, int32(c.replicaBase+rep.idx), rep.gen)
 	return true
+}
+
+// decodeSpan fills dts with the times of pure decode iterations of d
+// sequences from context ctx on, the context growing by d each iteration.
+// How is resolved when the cluster is built: the roofline is called
+// directly (no interface call), another SpanStepper through its interface,
+// any other step model one iteration at a time.
+func (c *cluster) decodeSpan(d int, ctx float64, dts []float64) {
+	switch {
+	case c.roof != nil:
+		c.roof.DecodeSpan(d, ctx, dts)
+	case c.spanStep != nil:
+		c.spanStep.DecodeSpan(d, ctx, dts)
+	default:
+		for j := range dts {
+			dts[j] = c.step.StepTime(perf.Batch{Decode: d, Context: ctx + float64(j*d)})
+		}
+	}
 }
 
 // syncSpan applies the starts of the span's iterations that began before

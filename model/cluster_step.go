@@ -22,8 +22,13 @@ func (s *Sim) sendCluster(id int32, iv int) {
 		return
 	}
 	c.stats.admitted++
-	lg := s.seqs[id].lazyGen // keep stamps of old heap entries stale
-	s.seqs[id] = seqState{target: r.input, prefix: -1, lazyGen: lg}
+	// Zeroed in place, then filled (a composite literal would be built on
+	// the stack and copied); lazyGen carries over, so that the stamps of
+	// old finisher entries stay stale.
+	sq := &s.seqs[id]
+	lg := sq.lazyGen
+	*sq = seqState{}
+	sq.target, sq.prefix, sq.lazyGen = r.input, -1, lg
 	q := &rep.waiting
 	if c.priority && s.reqClass(id) == classBatch {
 		q = &rep.waitingB
@@ -186,13 +191,13 @@ func (s *Sim) admitWaiting(c *cluster, rep *replica, budgetp *int, b *perf.Batch
 				shared = hit * kb / c.bs
 			} else {
 				key = s.prefixKey(r)
-				if pe = rep.prefixes[key]; pe != nil {
+				if pe = rep.prefixes.get(key); pe != nil {
 					shared = int(pe.blocks)
 				} else if rep.tier != nil {
 					extra0, read0 = rep.extraDT, c.rt.cpuRead
 					shared = s.tierFetch(c, rep, key)
 					if fromCPU = shared > 0; fromCPU {
-						pe = rep.prefixes[key] // brought back from the CPU tier
+						pe = rep.prefixes.get(key) // brought back from the CPU tier
 					}
 				}
 			}
@@ -214,7 +219,7 @@ func (s *Sim) admitWaiting(c *cluster, rep *replica, budgetp *int, b *perf.Batch
 		// computes only a chunk of it: a long prompt admitted on a chunk's
 		// blocks would be preempted as soon as its later chunks need theirs.
 		tokens := int(sq.target)
-		if c.spec.KV.Allocation == "contiguous" {
+		if !c.paged() {
 			tokens = int(r.input) + askMax(r, w) // the whole length it may reach
 			if c.spec.KV.MaxModelLen > 0 {
 				tokens = c.spec.KV.MaxModelLen
@@ -291,7 +296,9 @@ func (s *Sim) admitWaiting(c *cluster, rep *replica, budgetp *int, b *perf.Batch
 			rep.prefilling = append(rep.prefilling, id)
 		}
 		sq.chunk = int32(ch)
-		s.cachePrompt(c, rep, id)
+		if keys != nil {
+			s.cachePrompt(c, rep, id) // only a trace's block keys are cached at scheduling
+		}
 		budget -= ch
 		b.Prefill += ch
 		b.PrefillSeqs++
@@ -364,8 +371,8 @@ func (s *Sim) evictPrefixes(rep *replica, need int) bool {
 			continue
 		}
 		var victim *prefixEntry
-		for _, e := range rep.prefixes {
-			if e.refs == 0 && (victim == nil || e.lastUse < victim.lastUse || e.lastUse == victim.lastUse && e.key < victim.key) {
+		for _, e := range rep.prefixes.slots {
+			if e != nil && e.refs == 0 && (victim == nil || e.lastUse < victim.lastUse || e.lastUse == victim.lastUse && e.key < victim.key) {
 				victim = e
 			}
 		}
@@ -374,7 +381,7 @@ func (s *Sim) evictPrefixes(rep *replica, need int) bool {
 		}
 		rep.free += int(victim.blocks)
 		rep.offload(victim)
-		delete(rep.prefixes, victim.key)
+		rep.prefixes.del(victim.key)
 	}
 	return true
 }
@@ -407,7 +414,7 @@ func (s *Sim) releaseKV(rep *replica, id int32) {
 	sq.reserve = 0
 	s.releaseBlocks(rep, id)
 	if sq.prefix >= 0 {
-		if e := rep.prefixes[int64(sq.prefix)]; e != nil {
+		if e := rep.prefixes.get(int64(sq.prefix)); e != nil {
 			e.refs--
 		}
 		sq.prefix = -1
@@ -492,10 +499,10 @@ func (s *Sim) registerPrefix(c *cluster, rep *replica, id int32) {
 		return
 	}
 	key := s.prefixKey(r)
-	if rep.prefixes[key] != nil {
+	if rep.prefixes.get(key) != nil {
 		return
 	}
-	rep.prefixes[key] = &prefixEntry{key: key, blocks: int32(nb), refs: 1, lastUse: s.eng.Now()}
+	rep.prefixes.put(&prefixEntry{key: key, blocks: int32(nb), refs: 1, lastUse: s.eng.Now()})
 	sq.blocks -= int32(nb)
 	sq.prefix, sq.shared = int32(key), int32(nb)
 }
@@ -571,8 +578,8 @@ func (s *Sim) clusterGauges(c *cluster, rep *replica) {
 // sharing its first shared blocks would pin.
 func (rep *replica) pinnedPrefixBlocks(key int64, shared int) int {
 	n := 0
-	for k, e := range rep.prefixes {
-		if e.refs > 0 || k == key && shared > 0 {
+	for _, e := range rep.prefixes.slots {
+		if e != nil && (e.refs > 0 || e.key == key && shared > 0) {
 			n += int(e.blocks)
 		}
 	}

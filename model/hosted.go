@@ -15,8 +15,15 @@ import "math"
 //
 // r is s.reqs[id] and t its target, as sendTo found them.
 func (s *Sim) sendHosted(id int32, r *request, t *target, iv int) {
-	now := s.eng.Now()
 	p := t.prov
+	if t.direct {
+		// Nothing below would refuse, charge or cache it: admitted.
+		r.read, r.write = 0, 0
+		p.stats.admitted++
+		s.serve(id, r, p)
+		return
+	}
+	now := s.eng.Now()
 	if rs := p.outageAt(now); rs >= 0 {
 		s.reject(id, rs, 0, iv)
 		return
@@ -89,13 +96,38 @@ func (s *Sim) sendHosted(id int32, r *request, t *target, iv int) {
 		s.ser.queue.Add(now, 1)
 		return
 	}
-	s.serve(id)
+	s.serve(id, r, p)
 }
 
-// serve starts service of an admitted request.
-func (s *Sim) serve(id int32) {
-	r := &s.reqs[id]
-	p := s.tgt(r).prov
+// markDirect marks the hosted targets whose attempts meet nothing before
+// service: no outage, spend cap, batch lane, rate limit or concurrency cap
+// at the provider, and a prompt cache that can neither read nor write
+// their prompts (off, or a shared prefix below its minimum, for
+// requests without trace keys or a live client's own prefix). Their
+// attempts skip those checks, which would all pass and change nothing. It
+// runs at the start of a run, once any live driver is set.
+func (s *Sim) markDirect() {
+	for _, w := range s.wls {
+		for k := range w.targets {
+			t := &w.targets[k]
+			p := t.prov
+			if p == nil {
+				continue
+			}
+			bare := len(p.outages) == 0 && !(p.spec.Limits.SpendLimitUSD > 0) && !w.batch &&
+				p.org.empty && t.key < 0 && p.conCap <= 0
+			noCache := !p.cacheOn
+			if sp := w.spec.Tokens.SharedPrefix; w.trace == nil && s.driver == nil && (sp < p.cacheMin || sp <= 0) {
+				noCache = true
+			}
+			t.direct = bare && noCache
+		}
+	}
+}
+
+// serve starts service of an admitted request r = s.reqs[id] at its
+// provider p.
+func (s *Sim) serve(id int32, r *request, p *provider) {
 	now := s.eng.Now()
 	if p.conCap > 0 {
 		p.conUsed++
@@ -142,9 +174,12 @@ func (s *Sim) done(id int32) {
 	t := s.tgt(r)
 	p := t.prov
 	now := s.eng.Now()
-	if r.batch {
+	switch {
+	case t.direct:
+		// Nothing to settle or hand on at the provider (markDirect).
+	case r.batch:
 		p.batchQ -= float64(r.input)
-	} else {
+	default:
 		s.settleLimits(id, t, int(r.output))
 		if p.conCap > 0 {
 			p.conUsed--
@@ -158,7 +193,7 @@ func (s *Sim) done(id int32) {
 					s.dropOrphan(next)
 					continue
 				}
-				s.serve(next)
+				s.serve(next, &s.reqs[next], p)
 				break
 			}
 		}

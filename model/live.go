@@ -683,16 +683,16 @@ func (l *Live) releaseSlot(sl int) bool {
 	key := int64(g)<<24 | int64(sl)
 	for _, c := range s.clus {
 		for _, rep := range c.replicas {
-			if e := rep.prefixes[key]; e != nil && e.refs > 0 {
+			if e := rep.prefixes.get(key); e != nil && e.refs > 0 {
 				return false
 			}
 		}
 	}
 	for _, c := range s.clus {
 		for _, rep := range c.replicas {
-			if e := rep.prefixes[key]; e != nil {
+			if e := rep.prefixes.get(key); e != nil {
 				rep.free += int(e.blocks)
-				delete(rep.prefixes, key)
+				rep.prefixes.del(key)
 			}
 		}
 	}

@@ -343,7 +343,7 @@ func (c checker) Handle(e sim.Event) {
 				used += c.s.privateBlocks(cl, rep, id)
 			}
 			used += rep.cachedKV()
-			for _, e := range rep.prefixes {
+			for _, e := range rep.prefixes.all() {
 				used += int(e.blocks)
 				if e.refs < 0 {
 					c.t.Fatalf("prefix entry with %d references", e.refs)

@@ -107,6 +107,7 @@ type workload struct {
 	job           bool
 	rngTok        *rand.Rand
 	tok           workloads.TokenSampler // the spec's tokens, parameters derived once
+	tokAhead      tokenDraws             // the next requests' tokens, drawn (token_draws.go)
 	rngThink      *rand.Rand
 	rngClient     *rand.Rand
 	retry         retryPolicy
@@ -151,8 +152,9 @@ type Sim struct {
 	noSpans bool
 	free    []int32
 	nInt    int
-	lanes   int   // engine lanes given to arrival streams
-	routed  int64 // attempts that passed the gateway to the router
+	lanes   int    // engine lanes given to arrival streams
+	ivs     ivSpan // the times of the latest interval looked up (interval.go)
+	routed  int64  // attempts that passed the gateway to the router
 	live    int64
 	ser     *seriesStats
 	ran     bool
@@ -401,6 +403,7 @@ func (s *Sim) finishRun(err error) (*Results, error) {
 }
 
 func (s *Sim) start() {
+	s.markDirect()
 	for _, w := range s.wls {
 		if !s.startArrivals(w) {
 			return // the run stops with the error
@@ -478,14 +481,6 @@ func (s *Sim) Handle(e sim.Event) {
 	case evTransfer:
 		s.transferDone(e.Obj)
 	}
-}
-
-func (s *Sim) interval(t float64) int {
-	i := int(t / s.cfg.Interval)
-	if i >= s.nInt {
-		i = s.nInt - 1
-	}
-	return i
 }
 
 func (s *Sim) alloc() int32 {

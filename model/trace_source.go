@@ -119,8 +119,11 @@ func (s *Sim) attachKeys(id int32, w *workload) {
 // reqKeys returns a request's prefix keys and the tokens each covers, or
 // nil when its workload's trace has none.
 func (s *Sim) reqKeys(id int32) ([]uint64, int) {
+	if int(id) >= len(s.keys) || len(s.keys[id]) == 0 {
+		return nil, 0 // without traced workloads, s.keys stays empty
+	}
 	w := s.wls[s.reqs[id].wl]
-	if w.trace == nil || int(id) >= len(s.keys) || len(s.keys[id]) == 0 {
+	if w.trace == nil {
 		return nil, 0
 	}
 	return s.keys[id], w.trace.block

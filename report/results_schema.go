@@ -54,7 +54,7 @@ type resultsFile struct {
 // no object takes a key its type does not declare, so a file that
 // validates has exactly this version's fields.
 func GenerateResultsSchema(comments map[string]string) ([]byte, error) {
-	return generateSchema(&resultsFile{}, "report.resultsFile", Schema,
+	return GenerateSchema(&resultsFile{}, "report.resultsFile", Schema,
 		"A results file of Headroom ("+Schema+"), as headroom run, compare, sweep and merge write it with --json. "+
 			"Generated from the Go types by report.GenerateResultsSchema; documented in report/RESULTS.md.", comments)
 }
@@ -64,14 +64,18 @@ func GenerateResultsSchema(comments map[string]string) ([]byte, error) {
 // types it holds (the winner's results among them), as
 // GenerateResultsSchema does for results files.
 func GeneratePlanSchema(comments map[string]string) ([]byte, error) {
-	return generateSchema(&Decision{}, "report.Decision", DecisionSchema,
+	return GenerateSchema(&Decision{}, "report.Decision", DecisionSchema,
 		"A plan of Headroom ("+DecisionSchema+"), as headroom plan and merge write it with --json. "+
 			"Generated from the Go types by report.GeneratePlanSchema; documented in report/RESULTS.md.", comments)
 }
 
-// generateSchema reflects root into a JSON Schema whose "schema" field is
-// the constant name.
-func generateSchema(root any, rootDef, name, description string, comments map[string]string) ([]byte, error) {
+// GenerateSchema reflects root, a pointer to the struct a file is
+// marshalled from, into a JSON Schema (draft 2020-12) whose "schema" field
+// is the constant name, as GenerateResultsSchema does for results files:
+// rootDef names root's definition ("package.Type"), description heads the
+// schema, and comments are the doc comments that become the descriptions.
+// report/shard writes its part files' schema with it.
+func GenerateSchema(root any, rootDef, name, description string, comments map[string]string) ([]byte, error) {
 	r := &jsonschema.Reflector{
 		Anonymous:  true,
 		CommentMap: comments,

@@ -56,6 +56,7 @@ var badCases = []badCase{
 	{"trace-missing-file.toml", 6, `trace = { file = "no-such-trace.csv"`, `workload "chat".demand.trace.file`, []string{"no-such-trace.csv: no such file"}},
 	{"trace-block-size.toml", 6, "block_size = 500", `workload "chat".demand.trace.block_size`, []string{"is 500 tokens", `cluster "gpu"'s kv.block_size 16`, "block_size = 512"}},
 	{"trace-block-size-route.toml", 6, "made_up_mooncake.jsonl", `workload "chat".demand.trace.block_size`, []string{"prefix blocks are 512 tokens", `cluster "gpu"'s kv.block_size 48`, "divides 512 (e.g. 16)"}},
+	{"unit-rps.toml", 6, `unit = "rps"`, `workload "chat".demand.unit`, []string{`unknown unit "rps"`, "allowed: requests/s, requests/min, requests/hour", `did you mean "requests/s"?`}},
 	{"trace-with-tokens.toml", 5, "tokens = { input = 1000", `workload "chat".tokens.input`, []string{"does not apply to a trace"}},
 }
 

@@ -55,7 +55,9 @@ type Variant struct {
 	Set         map[string]any `toml:"set" doc:"the overrides: a table of \"key path\" = value, applied after the command line's --set, in sorted key order"`
 }
 
-// Override is one key-path assignment (from --set or a variant).
+// Override is one key-path assignment (from --set or a variant). A Value
+// of type workloads.Duration is seconds a flag already parsed (sweep's
+// --duration 10m), so no warning calls it a bare number.
 type Override struct {
 	Path  string
 	Value any
@@ -123,7 +125,7 @@ func Load(r io.Reader, name string) (*Scenario, error) {
 		seen[v.Name] = true
 	}
 	s.configs = []model.Config{base}
-	s.warnings = s.warningsOf(d, base)
+	s.warnings = append(s.warningsOf(d, base), s.bareDurations(nil)...)
 	for i := range s.Variants {
 		c, dv, err := s.derive(s.variantName(i), s.variantEdits(i))
 		if err != nil {
@@ -131,6 +133,8 @@ func Load(r io.Reader, name string) (*Scenario, error) {
 		}
 		s.configs = append(s.configs, c)
 		s.warnings = s.addVariant(s.warnings, i, s.warningsOf(dv, c))
+		bare, _ := s.editDurations(s.variantEdits(i))
+		s.warnings = append(s.warnings, bare...)
 	}
 	return s, nil
 }
@@ -190,13 +194,14 @@ type edit struct {
 	noVar   string // the message when path names a variant
 	catch   bool   // problems no edit explains are reported here (a variant, a sweep level)
 	canon   string // the canonical path it set, once applied
+	exact   bool   // the value is in the key's unit already (a flag's), not a bare number typed
 }
 
 // setEdits are the command line's --set overrides.
 func setEdits(overrides []Override) []edit {
 	out := make([]edit, len(overrides))
 	for i, o := range overrides {
-		out[i] = edit{path: o.Path, value: o.Value, key: "--set " + o.Path, noVar: "variants cannot be overridden"}
+		out[i] = edit{path: o.Path, value: o.Value, key: "--set " + o.Path, noVar: "variants cannot be overridden", exact: exactValue(o.Value)}
 	}
 	return out
 }

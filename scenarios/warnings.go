@@ -5,6 +5,7 @@ import (
 	"reflect"
 	"slices"
 	"strconv"
+	"strings"
 
 	"github.com/headroom-sim/headroom/model"
 	"github.com/headroom-sim/headroom/scenarios/schema"
@@ -21,6 +22,8 @@ type Warning struct {
 	Line    int
 	Key     string // the key path it concerns, as in errors
 	Message string
+
+	located bool // placed at the override that explains it, not in the file
 }
 
 // String formats the warning as "FILE:LINE: KEY: MESSAGE".
@@ -30,33 +33,41 @@ func (w Warning) String() string {
 
 // Warnings lists the defaults that change the answer in the configurations
 // Configs(overrides) builds: the base's, then those only a variant has
-// (their key prefixed with the variant).
-func (s *Scenario) Warnings(overrides []Override) ([]Warning, error) {
+// (their key prefixed with the variant); and the bare numbers the
+// overrides, the variants' sets and the sweep parameters params give for
+// durations, at the override.
+func (s *Scenario) Warnings(overrides []Override, params ...Param) ([]Warning, error) {
 	if len(overrides) == 0 {
-		return slices.Clone(s.warnings), nil
+		return append(slices.Clone(s.warnings), s.paramDurations(params)...), nil
 	}
 	sets := setEdits(overrides)
+	bare, skip := s.editDurations(sets)
 	c, d, err := s.derive("", sets)
 	if err != nil {
 		return nil, err
 	}
-	out := s.warningsOf(d, c)
+	out := append(s.warningsOf(d, c), s.bareDurations(skip)...)
+	out = append(out, bare...)
 	for i := range s.Variants {
 		c, d, err := s.derive(s.variantName(i), append(slices.Clip(sets), s.variantEdits(i)...))
 		if err != nil {
 			return nil, err
 		}
 		out = s.addVariant(out, i, s.warningsOf(d, c))
+		vb, _ := s.editDurations(s.variantEdits(i))
+		out = append(out, vb...)
 	}
-	return out, nil
+	return append(out, s.paramDurations(params)...), nil
 }
 
 // addVariant adds variant i's warnings that the list lacks.
 func (s *Scenario) addVariant(list []Warning, i int, ws []Warning) []Warning {
 	for _, w := range ws {
 		if !slices.ContainsFunc(list, func(x Warning) bool { return x.Key == w.Key && x.Message == w.Message }) {
-			at := fmt.Sprintf("variant[%d]", i)
-			w.Key, w.Line = displayKey(at, s.tree)+": "+w.Key, s.ix.Line(at+".set")
+			if !w.located {
+				at := fmt.Sprintf("variant[%d]", i)
+				w.Key, w.Line = displayKey(at, s.tree)+": "+w.Key, s.ix.Line(at+".set")
+			}
 			list = append(list, w)
 		}
 	}
@@ -114,7 +125,8 @@ func (s *Scenario) warningsOf(d *Scenario, c model.Config) []Warning {
 		}
 	}
 	out = append(out, s.demandWarnings(d)...)
-	out = append(out, s.bareDurations()...)
+	out = append(out, s.cacheWarnings(d, c)...)
+	out = append(out, s.inputWarnings(d, c)...)
 	return out
 }
 
@@ -148,61 +160,73 @@ func (s *Scenario) demandWarnings(d *Scenario) []Warning {
 }
 
 // bareDurations names the durations the file writes as bare numbers, which
-// are seconds: ttft = 5000 is an 83-minute threshold, not 5 seconds.
-// Values from flags (--duration 10m arrives as 600) are not the file's
-// words and are left alone, as are a variant's set tables.
-func (s *Scenario) bareDurations() []Warning {
-	d := s
+// are seconds: ttft = 5000 is an 83-minute threshold, not 5 seconds. A key
+// an override replaces (skip holds their canonical paths) is the
+// override's words, not the file's, and is left to editDurations, as are
+// a variant's set tables.
+func (s *Scenario) bareDurations(skip []string) []Warning {
 	var out []Warning
-	var walk func(v any, t reflect.Type, path string)
-	walk = func(v any, t reflect.Type, path string) {
-		t = deref(t)
-		switch {
-		case t == durationType:
-			var n float64
-			switch x := v.(type) {
-			case int64:
-				n = float64(x)
-			case float64:
-				n = x
-			default:
+	walkDurations(map[string]any(s.tree), reflect.TypeFor[Scenario](), "", func(path string, n float64) {
+		for _, c := range skip {
+			if path == c || strings.HasPrefix(path, c+".") || strings.HasPrefix(path, c+"[") {
 				return
 			}
-			if n == 0 {
-				return
+		}
+		out = append(out, Warning{File: s.file, Line: s.ix.Line(path), Key: displayKey(path, s.tree), Message: bareMessage(n)})
+	})
+	return out
+}
+
+// bareMessage says how a bare number n given for a duration is read.
+func bareMessage(n float64) string {
+	num := strconv.FormatFloat(n, 'g', -1, 64)
+	return fmt.Sprintf("a bare number is read as seconds: %s is %s; write \"%sms\" or \"%ss\" to say which", num, workloads.Duration(n), num, num)
+}
+
+// walkDurations calls bare for every nonzero number that v, the value of
+// a key of schema type t at canonical path path, gives for a duration.
+func walkDurations(v any, t reflect.Type, path string, bare func(path string, n float64)) {
+	t = deref(t)
+	switch {
+	case t == durationType:
+		var n float64
+		switch x := v.(type) {
+		case int64:
+			n = float64(x)
+		case float64:
+			n = x
+		default:
+			return
+		}
+		if n != 0 {
+			bare(path, n)
+		}
+	case t.Kind() == reflect.Slice && t.Elem().Kind() != reflect.Uint8:
+		switch xs := v.(type) {
+		case []map[string]any:
+			for i, x := range xs {
+				walkDurations(x, t.Elem(), path+"["+strconv.Itoa(i)+"]", bare)
 			}
-			num := strconv.FormatFloat(n, 'g', -1, 64)
-			out = append(out, Warning{File: s.file, Line: s.ix.Line(path), Key: displayKey(path, d.tree),
-				Message: fmt.Sprintf("a bare number is read as seconds: %s is %s; write \"%sms\" or \"%ss\" to say which", num, workloads.Duration(n), num, num)})
-		case t.Kind() == reflect.Slice && t.Elem().Kind() != reflect.Uint8:
-			switch xs := v.(type) {
-			case []map[string]any:
-				for i, x := range xs {
-					walk(x, t.Elem(), path+"["+strconv.Itoa(i)+"]")
-				}
-			case []any:
-				for i, x := range xs {
-					walk(x, t.Elem(), path+"["+strconv.Itoa(i)+"]")
-				}
+		case []any:
+			for i, x := range xs {
+				walkDurations(x, t.Elem(), path+"["+strconv.Itoa(i)+"]", bare)
 			}
-		case t.Kind() == reflect.Struct:
-			m, ok := v.(map[string]any)
-			if !ok {
-				return
-			}
-			fields, err := schema.Fields(t)
-			if err != nil {
-				return
-			}
-			for _, f := range fields {
-				if x, ok := m[f.Key]; ok {
-					walk(x, f.Type, schema.JoinPath(path, f.Key))
-				}
+		}
+	case t.Kind() == reflect.Struct:
+		m, ok := v.(map[string]any)
+		if !ok {
+			return
+		}
+		fields, err := schema.Fields(t)
+		if err != nil {
+			return
+		}
+		for _, f := range fields {
+			if x, ok := m[f.Key]; ok {
+				walkDurations(x, f.Type, schema.JoinPath(path, f.Key), bare)
 			}
 		}
 	}
-	walk(map[string]any(d.tree), reflect.TypeFor[Scenario](), "")
-	return out
 }
 
 var durationType = reflect.TypeFor[workloads.Duration]()

@@ -38,7 +38,16 @@ type Arrivals struct {
 	s       float64 // operational time of the latest arrival
 	last    float64 // simulated time of the latest arrival
 	started bool
+	// ahead holds the next arrival times, drawn a batch at a time:
+	// ahead[head:] are still to be returned. Drawing ahead changes no
+	// value (the random stream is the generator's own), and a tight loop
+	// of draws overlaps their latencies (the curve's inverse divides).
+	ahead [aheadLen]float64
+	head  int
 }
+
+// aheadLen is how many arrival times Arrivals draws at a time.
+const aheadLen = 32
 
 // Process kinds inside Arrivals.
 const (
@@ -51,7 +60,7 @@ const (
 // from r. spec should have passed Validate; an invalid gamma cv falls back
 // to poisson rather than failing. A nil curve produces no arrivals.
 func NewArrivals(c *Curve, spec ArrivalSpec, r *rand.Rand) *Arrivals {
-	a := &Arrivals{curve: c, r: r}
+	a := &Arrivals{curve: c, r: r, head: aheadLen}
 	switch spec.Kind {
 	case ArrivalConstant:
 		a.kind = procConstant
@@ -69,6 +78,18 @@ func NewArrivals(c *Curve, spec ArrivalSpec, r *rand.Rand) *Arrivals {
 // decrease; after the curve's last arrival Next returns +Inf forever. It
 // does not allocate.
 func (a *Arrivals) Next() float64 {
+	if a.head == aheadLen {
+		for i := range a.ahead {
+			a.ahead[i] = a.draw()
+		}
+		a.head = 0
+	}
+	a.head++
+	return a.ahead[a.head-1]
+}
+
+// draw is the next arrival time, drawn.
+func (a *Arrivals) draw() float64 {
 	if math.IsInf(a.s, 1) {
 		return a.s
 	}

@@ -376,6 +376,16 @@ func (s *Sampler) Sample(r *rand.Rand) float64 {
 	return s.d.Sample(r)
 }
 
+// count draws one value and rounds it as a token count, exactly as
+// roundCount(s.Sample(r)) would; a log-normal's count skips math.Exp where
+// it cannot change the count (expCount).
+func (s *Sampler) count(r *rand.Rand) int {
+	if s.d.Kind == KindLogNormal && s.sigma >= 0 {
+		return expCount(r.NormFloat64()*s.sigma + s.mu)
+	}
+	return roundCount(s.Sample(r))
+}
+
 // sampleEmpirical picks a value with probability proportional to its
 // weight: the first index whose running weight sum exceeds u·total.
 func (d *Dist) sampleEmpirical(r *rand.Rand) float64 {

@@ -87,9 +87,9 @@ func (t *TokenSpec) Sampler() TokenSampler {
 // exactly as TokenSpec.Sample would.
 func (s *TokenSampler) Sample(r *rand.Rand) (input, output, prefix int) {
 	t := s.t
-	input = max(roundCount(s.in.Sample(r)), t.SharedPrefix, 1)
+	input = max(s.in.count(r), t.SharedPrefix, 1)
 	input = min(input, maxTokens)
-	output = max(roundCount(s.out.Sample(r)), 1)
+	output = max(s.out.count(r), 1)
 	if t.MaxTokens > 0 {
 		output = min(output, t.MaxTokens)
 	}

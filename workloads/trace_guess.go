@@ -28,14 +28,17 @@ type ColumnGuess struct {
 
 // columnNames are the common header names of a request log's fields, in
 // order of preference, compared without case, spaces, dashes or
-// underscores.
+// underscores. The short ones close each list (t, in, out; isl and osl,
+// the input and output sequence lengths of benchmark logs): each names
+// one field only, and a longer name in the same header wins over them.
+// Not prompt or completion: in a JSONL log those are often the texts.
 var columnNames = []struct {
 	key   string
 	names []string
 }{
-	{"time", []string{"timestamp", "time", "ts", "arrival_time", "arrived_at", "created_at", "created", "start_time", "request_time", "datetime", "date"}},
-	{"input", []string{"input_tokens", "prompt_tokens", "input_length", "input_len", "num_prompt_tokens", "prompt_len", "context_tokens", "tokens_in", "request_tokens", "input"}},
-	{"output", []string{"output_tokens", "completion_tokens", "output_length", "output_len", "num_completion_tokens", "completion_len", "generated_tokens", "tokens_out", "response_tokens", "output"}},
+	{"time", []string{"timestamp", "time", "ts", "arrival_time", "arrived_at", "created_at", "created", "start_time", "request_time", "datetime", "date", "t"}},
+	{"input", []string{"input_tokens", "prompt_tokens", "input_length", "input_len", "num_prompt_tokens", "prompt_len", "context_tokens", "tokens_in", "request_tokens", "input", "isl", "in"}},
+	{"output", []string{"output_tokens", "completion_tokens", "output_length", "output_len", "num_completion_tokens", "completion_len", "generated_tokens", "tokens_out", "response_tokens", "output", "osl", "out"}},
 	{"tenant", []string{"tenant", "team", "org", "organization", "customer", "project"}},
 	{"model", []string{"model", "model_name"}},
 	{"session", []string{"session", "session_id", "conversation_id", "conversation"}},

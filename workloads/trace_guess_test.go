@@ -31,4 +31,24 @@ func TestGuessTraceColumns(t *testing.T) {
 	if _, err := GuessTraceColumns(write("c.csv", "timestamp,prompt_tokens,latency\n1,2,3\n")); err == nil || !strings.Contains(err.Error(), "output (columns: timestamp, prompt_tokens, latency)") {
 		t.Errorf("no output column: %v", err)
 	}
+	// The shortest headers: t, in, out; ISL and OSL; a longer name wins
+	// over a short one in the same header.
+	for _, tc := range []struct {
+		head string
+		want TraceColumns
+	}{
+		{"t,in,out", TraceColumns{Time: "t", Input: "in", Output: "out"}},
+		{"T, In ,OUT", TraceColumns{Time: "T", Input: "In", Output: "OUT"}},
+		{"ts,ISL,OSL", TraceColumns{Time: "ts", Input: "ISL", Output: "OSL"}},
+		{"t,time,in,prompt_tokens,out,output_tokens", TraceColumns{Time: "time", Input: "prompt_tokens", Output: "output_tokens"}},
+	} {
+		g, err := GuessTraceColumns(write("short.csv", tc.head+"\n1,2,3,4,5,6\n"))
+		if err != nil || g.Columns != tc.want {
+			t.Errorf("%q: %+v, %v; want %+v", tc.head, g.Columns, err, tc.want)
+		}
+	}
+	// Still nothing for a single letter that is not t, nor for the texts.
+	if _, err := GuessTraceColumns(write("d.jsonl", `{"t": 1, "prompt": "hi", "completion": "hello", "i": 2, "o": 3}`+"\n")); err == nil || !strings.Contains(err.Error(), "input, output") {
+		t.Errorf("prompt and completion texts taken for token counts: %v", err)
+	}
 }

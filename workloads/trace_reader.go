@@ -82,7 +82,7 @@ type TraceReader struct {
 	block  int
 
 	sortNs  int64
-	heap    []*TraceRow // rows held for sorting, a min-heap on (abs, Line)
+	heap    minHeap[int64, *TraceRow] // rows held for sorting, by (abs, Line)
 	pool    []*TraceRow
 	maxSeen int64 // latest time read so far
 	maxLine int
@@ -242,7 +242,7 @@ func (r *TraceReader) sorted() (*TraceRow, error) {
 		return cur, nil
 	}
 	// Fill the heap until its earliest row can no longer be preceded.
-	for !r.eof && (len(r.heap) == 0 || r.heap[0].abs >= r.maxSeen-r.sortNs) {
+	for !r.eof && (r.heap.Len() == 0 || r.heap.topKey() >= r.maxSeen-r.sortNs) {
 		row := r.get()
 		if err := r.src.next(row); err != nil {
 			r.put(row)
@@ -260,12 +260,12 @@ func (r *TraceReader) sorted() (*TraceRow, error) {
 		if r.rows == 1 || row.abs > r.maxSeen {
 			r.maxSeen, r.maxLine = row.abs, row.Line
 		}
-		r.push(row)
+		r.heap.push(row.abs, row.Line, row)
 	}
-	if len(r.heap) == 0 {
+	if r.heap.Len() == 0 {
 		return nil, io.EOF
 	}
-	top := r.pop()
+	top := r.heap.pop()
 	r.cur.copyFrom(top)
 	r.put(top)
 	return &r.cur, nil
@@ -281,51 +281,6 @@ func (r *TraceReader) get() *TraceRow {
 }
 
 func (r *TraceReader) put(row *TraceRow) { r.pool = append(r.pool, row) }
-
-func rowLess(a, b *TraceRow) bool {
-	if a.abs != b.abs {
-		return a.abs < b.abs
-	}
-	return a.Line < b.Line
-}
-
-func (r *TraceReader) push(row *TraceRow) {
-	r.heap = append(r.heap, row)
-	h := r.heap
-	for i := len(h) - 1; i > 0; {
-		p := (i - 1) / 2
-		if !rowLess(h[i], h[p]) {
-			break
-		}
-		h[i], h[p] = h[p], h[i]
-		i = p
-	}
-}
-
-func (r *TraceReader) pop() *TraceRow {
-	h := r.heap
-	top := h[0]
-	n := len(h) - 1
-	h[0] = h[n]
-	h = h[:n]
-	for i := 0; ; {
-		l := 2*i + 1
-		if l >= n {
-			break
-		}
-		m := l
-		if rr := l + 1; rr < n && rowLess(h[rr], h[l]) {
-			m = rr
-		}
-		if !rowLess(h[m], h[i]) {
-			break
-		}
-		h[i], h[m] = h[m], h[i]
-		i = m
-	}
-	r.heap = h
-	return top
-}
 
 // fmtSeconds formats a duration in seconds for messages.
 func fmtSeconds(s float64) string { return Duration(s).String() }

@@ -45,7 +45,7 @@ type Replay struct {
 	horizon float64
 	r       *rand.Rand
 	streams []*replayStream
-	heap    []*replayStream // streams with a pending record, by (time, index)
+	heap    minHeap[float64, *replayStream] // streams with a pending record, by (time, index)
 	started bool
 	done    bool
 	sum     TraceSummary
@@ -173,14 +173,14 @@ func (rp *Replay) Next() (*ReplayRecord, error) {
 				}
 				return nil, err
 			}
-			rp.push(st)
+			rp.heap.push(st.rec.Time, st.idx, st)
 		}
 	}
-	if len(rp.heap) == 0 {
+	if rp.heap.Len() == 0 {
 		rp.finish()
 		return nil, io.EOF
 	}
-	st := rp.heap[0]
+	st := rp.heap.top()
 	if st.rec.Time >= rp.horizon {
 		rp.countBeyond()
 		rp.finish()
@@ -199,11 +199,11 @@ func (rp *Replay) Next() (*ReplayRecord, error) {
 	err := rp.advance(st)
 	switch {
 	case errors.Is(err, io.EOF):
-		rp.popTop()
+		rp.heap.pop()
 	case err != nil:
 		return nil, err
 	default:
-		rp.fix()
+		rp.heap.rekeyTop(st.rec.Time)
 	}
 	rp.count(out)
 	return out, nil
@@ -478,58 +478,6 @@ func quantilesOf(sk *sim.Sketch) TokenQuantiles {
 		return TokenQuantiles{}
 	}
 	return TokenQuantiles{Mean: sk.Mean(), P50: sk.Quantile(0.5), P90: sk.Quantile(0.9), P99: sk.Quantile(0.99), Max: sk.Max()}
-}
-
-// Stream heap: by (record time, stream index), so that ties keep the copies'
-// order and a replay is deterministic.
-func streamLess(a, b *replayStream) bool {
-	if a.rec.Time != b.rec.Time {
-		return a.rec.Time < b.rec.Time
-	}
-	return a.idx < b.idx
-}
-
-func (rp *Replay) push(st *replayStream) {
-	rp.heap = append(rp.heap, st)
-	h := rp.heap
-	for i := len(h) - 1; i > 0; {
-		p := (i - 1) / 2
-		if !streamLess(h[i], h[p]) {
-			break
-		}
-		h[i], h[p] = h[p], h[i]
-		i = p
-	}
-}
-
-// fix restores the heap after its top's record changed.
-func (rp *Replay) fix() {
-	h := rp.heap
-	n := len(h)
-	for i := 0; ; {
-		l := 2*i + 1
-		if l >= n {
-			return
-		}
-		m := l
-		if r := l + 1; r < n && streamLess(h[r], h[l]) {
-			m = r
-		}
-		if !streamLess(h[m], h[i]) {
-			return
-		}
-		h[i], h[m] = h[m], h[i]
-		i = m
-	}
-}
-
-func (rp *Replay) popTop() {
-	n := len(rp.heap) - 1
-	rp.heap[0] = rp.heap[n]
-	rp.heap = rp.heap[:n]
-	if n > 0 {
-		rp.fix()
-	}
 }
 
 // TraceSummary is what a replay read and issued.

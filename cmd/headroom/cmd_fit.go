@@ -26,9 +26,9 @@ Trace formats are those of [workload.demand] trace (section 3 of
 scenarios/REFERENCE.md; headroom explain workload.demand.trace): azure,
 mooncake, burstgpt and servegen are detected from the first line; a csv or
 jsonl without --columns has them read off its header by their common
-names (timestamp, time, created_at; input_tokens, prompt_tokens,
-input_length; output_tokens, completion_tokens, output_length; tenant,
-model, session), and dates and times as the time, and fit says what it
+names (timestamp, time, created_at, t; input_tokens, prompt_tokens,
+input_length, isl, in; output_tokens, completion_tokens, output_length,
+osl, out; tenant, model, session), and dates and times as the time, and fit says what it
 took; --format and --columns name them otherwise. Gzipped files are read directly. Each
 TRACE gives its own workloads; the flags apply to every one.
 

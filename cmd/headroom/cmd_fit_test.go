@@ -81,6 +81,8 @@ func TestFitEmpiricalScenarioLoads(t *testing.T) {
 func TestFitBadInput(t *testing.T) {
 	bad := filepath.Join(t.TempDir(), "bad.csv")
 	os.WriteFile(bad, []byte("t,in,out\n1,2,3\n2,x,3\n"), 0o644)
+	other := filepath.Join(t.TempDir(), "other.csv")
+	os.WriteFile(other, []byte("x,y,z\n1,2,3\n"), 0o644)
 	cases := []struct {
 		args []string
 		want string
@@ -88,7 +90,8 @@ func TestFitBadInput(t *testing.T) {
 		{[]string{"fit"}, "fit takes one or more TRACE files"},
 		{[]string{"fit", "nope.csv"}, "nope.csv: no such file"},
 		{[]string{"fit", bad, "--format", "csv", "--columns", "time=t,input=in,output=out"}, `bad.csv:3: column "in": "x" is not a whole number`},
-		{[]string{"fit", bad, "--format", "csv"}, "no column looks like the request's time, input, output (columns: t, in, out); name them with --format csv --columns"},
+		{[]string{"fit", bad, "--format", "csv"}, `bad.csv:3: column "in": "x" is not a whole number`}, // t, in, out guessed
+		{[]string{"fit", other, "--format", "csv"}, "no column looks like the request's time, input, output (columns: x, y, z); name them with --format csv --columns"},
 		{[]string{"fit", bad, "--format", "csv", "--columns", "time=t,size=in"}, `unknown key "size"`},
 		{[]string{"fit", bad, "--by", "colour"}, "--by \"colour\""},
 		{[]string{"fit", bad, "--every", "0s"}, "--every"},

@@ -161,7 +161,7 @@ func cmdSweep(args []string, stdout, stderr io.Writer) error {
 		return err
 	}
 	if durationS > 0 {
-		overrides = append(overrides, scenarios.Override{Path: "duration", Value: durationS})
+		overrides = append(overrides, scenarios.Override{Path: "duration", Value: workloads.Duration(durationS)})
 	}
 	if fs.Changed("seed") {
 		overrides = append(overrides, scenarios.Override{Path: "seed", Value: int64(o.seed)})
@@ -170,7 +170,7 @@ func cmdSweep(args []string, stdout, stderr io.Writer) error {
 	if err != nil {
 		return err
 	}
-	warnings, err := scenarioWarnings(sc, overrides, o.strict, o.quiet, "", stderr)
+	warnings, err := scenarioWarnings(sc, overrides, o.strict, o.quiet, "", stderr, params...)
 	if err != nil {
 		return err
 	}

@@ -63,9 +63,9 @@ func strictFlag(fs *pflag.FlagSet, p *bool) {
 // the answer) for the report, printed on stderr unless quiet (-q, or the
 // terminal summary lists them); with strict they are printed and are bad
 // input instead. prefix goes before each key (compare names
-// the file).
-func scenarioWarnings(sc *scenarios.Scenario, overrides []scenarios.Override, strict, quiet bool, prefix string, stderr io.Writer) ([]report.Warning, error) {
-	ws, err := sc.Warnings(overrides)
+// the file). params are a sweep's, whose values are checked as --set's.
+func scenarioWarnings(sc *scenarios.Scenario, overrides []scenarios.Override, strict, quiet bool, prefix string, stderr io.Writer, params ...scenarios.Param) ([]report.Warning, error) {
+	ws, err := sc.Warnings(overrides, params...)
 	if err != nil {
 		return nil, err
 	}

@@ -10,6 +10,7 @@ import (
 	validator "github.com/santhosh-tekuri/jsonschema/v6"
 
 	"github.com/headroom-sim/headroom/report"
+	"github.com/headroom-sim/headroom/report/shard"
 )
 
 // TestResultsValidateAgainstSchema: the files run, compare, sweep and merge
@@ -176,5 +177,85 @@ func validateResults(t *testing.T, schema *validator.Schema, path string) {
 	}
 	if err := schema.Validate(v); err != nil {
 		t.Errorf("%s does not validate against the results schema:\n%v", filepath.Base(path), err)
+	}
+}
+
+// TestPartsValidateAgainstSchema: the part files of a sharded run and a
+// sharded sweep validate against the schema headroom schema --part prints
+// (report/shard/part.schema.json); a part with an unknown key in its
+// header, or a results field of the wrong type, does not; and two schema
+// flags at once are refused.
+func TestPartsValidateAgainstSchema(t *testing.T) {
+	schema := printedSchema(t, "--part", shard.PartSchemaJSON())
+	dir := t.TempDir()
+	short := []string{"--set", `duration="5m"`, "--no-html", "-q"}
+	for _, tc := range []struct {
+		name string
+		args []string
+	}{
+		{"run", append([]string{"run", "morning-peak", "--set", `start="09:00"`, "--shard", "1/2"}, short...)},
+		{"sweep", append([]string{"sweep", "llama-h100", "--concurrency", "1,8", "--set", "cluster.h100.replicas=1", "--shard", "0/2"}, short...)},
+	} {
+		part := filepath.Join(dir, tc.name+".part.json")
+		if code, _, stderr := cli(t, append(tc.args, "--part", part)...); code != exitOK {
+			t.Fatalf("%v: exit %d: %s", tc.args, code, stderr)
+		}
+		validateResults(t, schema, part)
+		b, err := os.ReadFile(part)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, bad := range []string{
+			strings.Replace(string(b), `"header": {`, `"header": {"bogus": 1, `, 1),
+			strings.Replace(string(b), `"offered": `, `"offered": "many", "x": `, 1),
+			strings.Replace(string(b), shard.PartSchema, "headroom/part/v0", 1),
+		} {
+			v, err := validator.UnmarshalJSON(strings.NewReader(bad))
+			if err != nil {
+				t.Fatal(err)
+			}
+			if bad == string(b) || schema.Validate(v) == nil {
+				t.Errorf("%s: a part file with a bogus field validates", tc.name)
+			}
+		}
+	}
+	if code, _, stderr := cli(t, "schema", "--plan", "--part"); code != exitBadInput || !strings.Contains(stderr, "--plan and --part are different schemas") {
+		t.Errorf("schema --plan --part: exit %d: %s", code, stderr)
+	}
+}
+
+// TestPlanPartValidatesAgainstSchema: the part a shard of headroom plan
+// writes validates against the schema headroom schema --plan-part prints
+// (report/shard/plan-part.schema.json); one with an unknown key in its
+// decision does not.
+func TestPlanPartValidatesAgainstSchema(t *testing.T) {
+	schema := printedSchema(t, "--plan-part", shard.DecisionPartSchemaJSON())
+	plan := staffingPlan + `
+[[plan.knob]]
+name = "server"
+  [[plan.knob.option]]
+  name = "standard"
+  set = { "provider.server.latency.ttft.base" = "1s" }
+  [[plan.knob.option]]
+  name = "fast"
+  price = 600
+  set = { "provider.server.latency.ttft.base" = "0.5s" }
+`
+	part := filepath.Join(t.TempDir(), "part.json")
+	if code, _, stderr := cli(t, "plan", writeScenario(t, mmcScenario(2.8, 1, plan)), "--shard", "0/2", "--part", part, "-q"); code != exitOK {
+		t.Fatalf("exit %d: %s", code, stderr)
+	}
+	validateResults(t, schema, part)
+	b, err := os.ReadFile(part)
+	if err != nil {
+		t.Fatal(err)
+	}
+	bad := strings.Replace(string(b), `"decision": {`, `"decision": {"bogus": 1, `, 1)
+	v, err := validator.UnmarshalJSON(strings.NewReader(bad))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if bad == string(b) || schema.Validate(v) == nil {
+		t.Error("a plan part with a bogus key validates")
 	}
 }

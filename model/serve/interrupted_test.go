@@ -5,12 +5,14 @@ import (
 	"bytes"
 	"encoding/json"
 	"math"
+	"regexp"
 	"strings"
 	"sync"
 	"testing"
 
 	hmodel "github.com/headroom-sim/headroom/model"
 	"github.com/headroom-sim/headroom/report"
+	"github.com/headroom-sim/headroom/report/htmlreport"
 )
 
 // TestInterruptedSessionFigures: a session stopped a few seconds into its
@@ -87,5 +89,18 @@ func TestInterruptedSessionFigures(t *testing.T) {
 	}
 	if strings.Contains(text, "over 1h") || strings.Contains(text, "mean batch 0.0") {
 		t.Errorf("the summary speaks of the whole hour, or of an empty batch:\n%s", text)
+	}
+	// The JSON keeps the hour's 60 intervals; the HTML charts draw the one
+	// the session began.
+	if n := len(res.Series.Offered); n != 60 {
+		t.Errorf("%d intervals in the series, want the hour's 60", n)
+	}
+	var page bytes.Buffer
+	if err := htmlreport.Write(&page, out.Document, htmlreport.Options{}); err != nil {
+		t.Fatal(err)
+	}
+	axis := regexp.MustCompile(`hr.draw\("chart-demand", \{.*?"xAxis":\[\{[^\]]*"data":\[([^\]]*)\]`).FindStringSubmatch(page.String())
+	if axis == nil || strings.Count(axis[1], ",") != 0 {
+		t.Errorf("the HTML demand chart's axis is %v, want the one interval served", axis)
 	}
 }

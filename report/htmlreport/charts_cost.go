@@ -70,7 +70,7 @@ func costRateChart(t timeline) (chartView, error) {
 			charts.WithAreaStyleOpts(opts.AreaStyle{Opacity: opts.Float(0.35)}))
 	}
 	return t.view("chart-cost-rate", c, "USD/h",
-		"Hosted APIs are billed per token of completed requests, plus a tier's commitment spread evenly over time; several hosted APIs are shown together because the results keep their per-interval cost only as a total. GPU clusters are billed for provisioned GPU time, idle or not.")
+		"Hosted APIs are billed per token of the attempts they served: completed requests and those a client's timeout abandoned while the provider was answering them, plus a tier's commitment spread evenly over time; several hosted APIs are shown together because the results keep their per-interval cost only as a total. GPU clusters are billed for provisioned GPU time, idle or not.")
 }
 
 // costCumulativeChart draws each variant's cumulative cost.

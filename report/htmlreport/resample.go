@@ -4,7 +4,75 @@ import (
 	"math"
 
 	"github.com/headroom-sim/headroom/model"
+	"github.com/headroom-sim/headroom/report"
 )
+
+// served returns a copy of r whose series end at the simulated time it
+// covers: an interrupted run (a live session ended early) keeps only the
+// intervals that began before it ended, as its other figures do. It
+// returns r itself when the run covered its whole duration.
+func served(r *model.Results) *model.Results {
+	covered := report.Covered(r)
+	n := 0
+	for n < len(r.Series.StartS) && r.Series.StartS[n] < covered {
+		n++
+	}
+	if covered >= r.DurationS || n == len(r.Series.StartS) {
+		return r
+	}
+	c := *r
+	s := r.Series
+	c.Series = model.Series{IntervalS: s.IntervalS, StartS: cut(s.StartS, n), Clock: cut(s.Clock, n),
+		Offered: cut(s.Offered, n), Completed: cut(s.Completed, n), Failed: cut(s.Failed, n), Retries: cut(s.Retries, n),
+		InFlight: cut(s.InFlight, n), QueueLength: cut(s.QueueLength, n),
+		TTFTP95: cut(s.TTFTP95, n), TTFTP50: cut(s.TTFTP50, n), QueueWaitP95: cut(s.QueueWaitP95, n),
+		InputTokens: cut(s.InputTokens, n), OutputTokens: cut(s.OutputTokens, n), CostUSD: cut(s.CostUSD, n)}
+	if s.Rejected != nil {
+		c.Series.Rejected = make(map[string][]int64, len(s.Rejected))
+		for reason, v := range s.Rejected {
+			c.Series.Rejected[reason] = cut(v, n)
+		}
+	}
+	c.Backends = make([]model.BackendResult, len(r.Backends))
+	copy(c.Backends, r.Backends)
+	for i := range c.Backends {
+		cl := c.Backends[i].Cluster
+		if cl == nil {
+			continue
+		}
+		cc := *cl
+		cs := &cl.Series
+		cc.Series = model.ClusterSeries{Batch: cut(cs.Batch, n), BatchMax: cut(cs.BatchMax, n), KVUse: cut(cs.KVUse, n),
+			Waiting: cut(cs.Waiting, n), Preemptions: cut(cs.Preemptions, n), Utilization: cut(cs.Utilization, n),
+			CostUSD: cut(cs.CostUSD, n), Replicas: cut(cs.Replicas, n), OutputTokensPerGPUSecond: cut(cs.OutputTokensPerGPUSecond, n),
+			CostPerHour: cut(cs.CostPerHour, n)}
+		for _, rs := range cs.PerReplica {
+			rs.Batch, rs.KVUse, rs.Waiting = cut(rs.Batch, n), cut(rs.KVUse, n), cut(rs.Waiting, n)
+			cc.Series.PerReplica = append(cc.Series.PerReplica, rs)
+		}
+		if a := cl.Autoscale; a != nil {
+			ac := *a
+			ac.Ready, ac.Recommended = cut(a.Ready, n), cut(a.Recommended, n)
+			cc.Autoscale = &ac
+		}
+		c.Backends[i].Cluster = &cc
+	}
+	c.Routes = make([]model.RouteResult, len(r.Routes))
+	copy(c.Routes, r.Routes)
+	for i := range c.Routes {
+		rt := &c.Routes[i]
+		rt.ScaleUpSpillSeries, rt.ScaleUpSpillCostSeries = cut(rt.ScaleUpSpillSeries, n), cut(rt.ScaleUpSpillCostSeries, n)
+	}
+	return &c
+}
+
+// cut keeps v's first n values.
+func cut[T any](v []T, n int) []T {
+	if len(v) > n {
+		return v[:n:n]
+	}
+	return v
+}
 
 // maxPoints bounds the points of a time-series chart; longer series are
 // merged into coarser intervals so the page stays small and responsive.
@@ -26,7 +94,7 @@ func coarsen(r *model.Results) (*model.Results, int) {
 	s := &r.Series
 	w := make([]float64, n) // interval widths, the last may be partial
 	for i, start := range s.StartS {
-		w[i] = math.Min(s.IntervalS, math.Max(r.DurationS-start, 0))
+		w[i] = math.Min(s.IntervalS, math.Max(report.Covered(r)-start, 0))
 	}
 	c.Series = model.Series{IntervalS: s.IntervalS * float64(k), StartS: pick(s.StartS, k), Clock: pick(s.Clock, k),
 		Offered: sums(s.Offered, k), Completed: sums(s.Completed, k), Failed: sums(s.Failed, k), Retries: sums(s.Retries, k),

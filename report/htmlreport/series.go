@@ -36,7 +36,7 @@ func newTimeline(vs []*model.Results) timeline {
 			t.skipped = append(t.skipped, report.VariantName(r))
 			continue
 		}
-		r, t.merged = coarsen(r)
+		r, t.merged = coarsen(served(r))
 		t.variants = append(t.variants, r)
 		if len(r.Series.Clock) > len(t.clock) {
 			t.clock = r.Series.Clock
@@ -79,13 +79,13 @@ func (t timeline) viewByReason(id string, c echart, unit, note string) (chartVie
 }
 
 // minutes returns each interval's width in minutes (the last one may be
-// cut short by the horizon).
+// cut short by the horizon, or by the end of an interrupted run).
 func minutes(r *model.Results) []float64 {
 	s := &r.Series
 	w := make([]float64, len(s.StartS))
 	for i, start := range s.StartS {
 		width := s.IntervalS
-		if end := r.DurationS - start; end > 0 && end < width {
+		if end := report.Covered(r) - start; end > 0 && end < width {
 			width = end
 		}
 		w[i] = width / 60

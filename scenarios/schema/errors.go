@@ -3,6 +3,7 @@ package schema
 import (
 	"errors"
 	"fmt"
+	"slices"
 	"strconv"
 	"strings"
 	"unicode/utf8"
@@ -136,9 +137,14 @@ func distance(a, b string) int {
 
 // Suggest returns the candidate closest to s when it is close enough to be
 // a plausible typo: one edit for words of up to three letters, two beyond.
+// A common spelling of a candidate that no edit distance finds ("rps" for
+// "requests/s") suggests it too.
 func Suggest(s string, candidates []string) (string, bool) {
 	best, bestD := "", 1<<30
 	ls := strings.ToLower(s)
+	if c, ok := spellings[strings.Join(strings.Fields(ls), " ")]; ok && slices.Contains(candidates, c) && !slices.Contains(candidates, s) {
+		return c, true
+	}
 	for _, c := range candidates {
 		if d := distance(ls, strings.ToLower(c)); d < bestD {
 			best, bestD = c, d
@@ -191,3 +197,20 @@ func List(names []string) string {
 func Unknown(noun, name string, allowed []string) string {
 	return fmt.Sprintf("unknown %s %q; allowed: %s%s", noun, name, List(allowed), DidYouMean(name, allowed))
 }
+
+// spellings are the ways people write an allowed value that is too far
+// from it for an edit distance: rate units as load-test tools and
+// dashboards print them.
+var spellings = func() map[string]string {
+	m := map[string]string{}
+	for c, words := range map[string][]string{
+		"requests/s":    {"rps", "qps", "req/s", "reqs/s", "request/s", "r/s", "/s", "requests/sec", "requests/second", "requests per second", "requests_per_second", "per second", "per_second", "requests/seconds"},
+		"requests/min":  {"rpm", "qpm", "req/min", "reqs/min", "request/min", "r/min", "/min", "requests/m", "requests/minute", "requests per minute", "requests_per_minute", "per minute", "per_minute", "requests/minutes"},
+		"requests/hour": {"rph", "qph", "req/h", "req/hour", "reqs/hour", "request/hour", "r/h", "/h", "/hour", "requests/h", "requests/hr", "requests per hour", "requests_per_hour", "per hour", "per_hour", "requests/hours"},
+	} {
+		for _, w := range words {
+			m[w] = c
+		}
+	}
+	return m
+}()

@@ -1,0 +1,74 @@
+package main
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// TestWarningsFromOverridesAndInputs: the warnings for an unpriced prompt
+// cache, a tpm limit that exempts cache reads and a rate curve that stops
+// early reach stderr with file, line and key, and --strict makes them bad
+// input (exit 2); a bare number given for a duration by --set or --param
+// warns as in a file, and fails --strict, while sweep's --duration does
+// not.
+func TestWarningsFromOverridesAndInputs(t *testing.T) {
+	dir := t.TempDir()
+	path := filepath.Join(dir, "bot.toml")
+	src := `duration = "2m"
+[[workload]]
+name = "bot"
+route = "gpt"
+tokens = { input = 3000, output = 100, max_tokens = 200, shared_prefix = 1800 }
+demand = { rate = 10, unit = "requests/min" }
+client = { retry = "openai-python" }
+
+[[provider]]
+name = "gpt"
+limits = { rpm = 5000, tpm = 2000000, cache_reads_count = true }
+latency = { ttft = { base = "500ms" }, tpot = { mean = "20ms" } }
+price = { input = 2.5, output = 10, cache_read = 1.25, cache_write = 2.5 }
+`
+	write := func(s string) {
+		t.Helper()
+		if err := os.WriteFile(path, []byte(s), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	write(src)
+	if code, _, stderr := cli(t, "validate", path, "--strict"); code != exitOK || stderr != "" {
+		t.Fatalf("a scenario that gives its defaults: exit %d, stderr %q", code, stderr)
+	}
+	write(strings.NewReplacer(", cache_reads_count = true", "", ", cache_read = 1.25", "", `duration = "2m"`, `duration = "2h"`,
+		"rate = 10,", "hourly = [10],").Replace(src))
+	code, _, stderr := cli(t, "validate", path, "--strict")
+	for _, want := range []string{
+		"headroom: warning: " + path + `:6: workload "bot".demand.hourly: the 1 hourly values from 00:00 cover 1h, but the horizon ends 2h after 00:00: no requests arrive in its last 1h`,
+		"headroom: warning: " + path + `:11: provider "gpt".limits.tpm: the prompt cache is on and workload "bot" sends a 1800-token shared prefix, and cache reads are exempt from tpm by default`,
+		"headroom: warning: " + path + `:13: provider "gpt".price: the prompt cache is on and workload "bot" sends a 1800-token shared prefix, but cache_read is not priced`,
+		"headroom: " + path + ": --strict: the 3 warning(s) above are errors",
+	} {
+		if code != exitBadInput || !strings.Contains(stderr, want) {
+			t.Errorf("validate --strict: exit %d, want %q in\n%s", code, want, stderr)
+		}
+	}
+
+	write(src)
+	bare := `a bare number is read as seconds: 15 is 15s; write "15ms" or "15s" to say which`
+	code, stdout, stderr := cli(t, "run", path, "-q", "--strict", "--set", "provider.gpt.latency.tpot.mean=15")
+	if code != exitBadInput || stdout != "" || !strings.Contains(stderr, "headroom: warning: "+path+": --set provider.gpt.latency.tpot.mean: "+bare) {
+		t.Errorf("run --set --strict: exit %d, stdout %q, stderr:\n%s", code, stdout, stderr)
+	}
+	if code, _, stderr := cli(t, "run", path, "-q", "--strict", "--no-html", "--set", "provider.gpt.latency.tpot.mean=15ms"); code != exitOK || stderr != "" {
+		t.Errorf("run --set 15ms --strict: exit %d, stderr:\n%s", code, stderr)
+	}
+	code, _, stderr = cli(t, "sweep", path, "-q", "--strict", "--no-html", "--param", "provider.gpt.latency.tpot.mean=15,20ms")
+	if code != exitBadInput || !strings.Contains(stderr, "headroom: warning: "+path+": --param provider.gpt.latency.tpot.mean=15: "+bare) ||
+		strings.Contains(stderr, "=20ms") {
+		t.Errorf("sweep --param --strict: exit %d, stderr:\n%s", code, stderr)
+	}
+	if code, _, stderr := cli(t, "sweep", path, "-q", "--strict", "--no-html", "--duration", "1m", "--param", "provider.gpt.limits.rpm=100,200"); code != exitOK || stderr != "" {
+		t.Errorf("sweep --duration 1m --strict: exit %d, stderr:\n%s", code, stderr)
+	}
+}
