@@ -144,7 +144,7 @@ type StepSpec struct {
 	OverheadPerSeq    *workloads.Duration `toml:"overhead_per_seq" range:"[0s,100ms]" default:"fitted" doc:"roofline: cost per sequence of each iteration (sampling, scheduling)"`
 	CollectiveLatency *workloads.Duration `toml:"collective_latency" range:"[0s,10ms]" default:"fitted" doc:"roofline: latency of one step of an all-reduce (one-shot: one step; ring: 2(TP − 1))"`
 	// AllReduce is the all-reduce algorithm whose latency steps are paid.
-	AllReduce string `toml:"all_reduce" enum:"auto|one-shot|ring" noun:"all-reduce algorithm" default:"auto" doc:"roofline: one-shot pays collective_latency once an all-reduce (vLLM's and TensorRT-LLM's kernels on NVLink), ring 2(TP − 1) times (NCCL over PCIe); auto is ring on a PCIe GPU, else one-shot"`
+	AllReduce string `toml:"all_reduce" enum:"auto|one-shot|ring" noun:"all-reduce algorithm" default:"auto" doc:"roofline: one-shot pays collective_latency once an all-reduce (vLLM's and TensorRT-LLM's kernels on NVLink), ring 2(TP − 1) times (NCCL over PCIe); auto is ring on a PCIe GPU (or NVLink-bridged pairs beyond TP 2), else one-shot"`
 	// InterconnectEff is the achieved share of the GPU link in all-reduces.
 	InterconnectEff float64 `toml:"interconnect_efficiency" range:"(0,1]" default:"1" doc:"roofline: share of the GPU link achieved in all-reduces"`
 	// ElementwiseEff is the achieved share of memory bandwidth in the

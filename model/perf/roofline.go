@@ -160,9 +160,10 @@ type AllReduce uint8
 
 const (
 	// AllReduceAuto is one-shot on NVLink, NVSwitch and Infinity Fabric
-	// and a ring on a GPU whose link is PCIe: vLLM's and TensorRT-LLM's
-	// custom all-reduce kernels need the GPUs' peer-to-peer links and fall
-	// back to NCCL's ring without them.
+	// and a ring on a GPU whose link is PCIe (or an NVLink bridge of pairs,
+	// beyond two GPUs): vLLM's and TensorRT-LLM's custom all-reduce kernels
+	// need peer links between every pair of ranks and fall back to NCCL's
+	// ring without them.
 	AllReduceAuto AllReduce = iota
 	// AllReduceOneShot pays CollectiveLatency once per all-reduce, whatever
 	// the TP: every GPU reads its peers' partial sums in one step.
@@ -186,7 +187,10 @@ func (a AllReduce) String() string {
 
 // hops is the latency steps of one all-reduce over tp GPUs of g.
 func (a AllReduce) hops(g GPU, tp float64) float64 {
-	if a == AllReduceRing || (a == AllReduceAuto && strings.HasPrefix(g.Interconnect, "PCIe")) {
+	// Auto: the ring where the GPUs lack peer links to every other rank (a
+	// PCIe card, or NVLink bridges between pairs at more than two).
+	pcie := strings.HasPrefix(g.Interconnect, "PCIe") || strings.Contains(g.Interconnect, "pairs") && tp > 2
+	if a == AllReduceRing || (a == AllReduceAuto && pcie) {
 		return 2 * (tp - 1)
 	}
 	return 1

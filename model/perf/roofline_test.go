@@ -275,13 +275,14 @@ func TestRooflineAllReduceLatency(t *testing.T) {
 		algo AllReduce
 		ring bool
 	}{{"H100-SXM", AllReduceAuto, false}, {"H100-SXM", AllReduceOneShot, false}, {"H100-SXM", AllReduceRing, true},
-		{"L40S", AllReduceAuto, true}, {"L40S", AllReduceOneShot, false}, {"A100-80GB", AllReduceAuto, false}} {
+		{"L40S", AllReduceAuto, true}, {"L40S", AllReduceOneShot, false}, {"A100-80GB", AllReduceAuto, false}, {"H100-NVL", AllReduceAuto, true}} {
 		for _, tp := range []int{2, 4, 8} {
+			ring := c.ring && !(c.gpu == "H100-NVL" && tp == 2) // its NVLink bridge joins pairs
 			r := Roofline{GPU: mustGPU(t, c.gpu), Model: mustModel(t, "llama-3.1-70b"), TP: tp, AllReduce: c.algo}
 			without := r.Parts(b).Comm
 			r.CollectiveLatency = lat
 			hops := 1.0
-			if c.ring {
+			if ring {
 				hops = 2 * float64(tp-1)
 			}
 			want := 2 * 80 * hops * lat
