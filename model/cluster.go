@@ -107,6 +107,11 @@ func buildCluster(spec *ClusterSpec, idx int, nInt int) (*cluster, error) {
 		if st.CollectiveLatency != nil {
 			r.CollectiveLatency = float64(*st.CollectiveLatency)
 		}
+		for i, n := range perf.AllReduceNames {
+			if st.AllReduce == n {
+				r.AllReduce = perf.AllReduce(i)
+			}
+		}
 		if err := r.Validate(); err != nil {
 			return nil, fieldErr("model_spec", strings.TrimPrefix(err.Error(), "perf: "))
 		}
