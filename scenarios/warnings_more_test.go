@@ -215,4 +215,12 @@ func TestWarningsOverrideDurations(t *testing.T) {
 	if got := warningsOf(t, file, []scenarios.Override{{Path: tpot, Value: "15ms"}}); got != "" {
 		t.Errorf("replaced by --set: %s", got)
 	}
+	if got := warningsOf(t, file, []scenarios.Override{{Path: "provider.gpt.latency", Value: map[string]any{"tpot": map[string]any{"mean": "15ms"}}}}); got != "" {
+		t.Errorf("replaced by a --set table: %s", got)
+	}
+	// A table for a plain table updates only the keys it names: the file's
+	// tpot.mean = 15 is still in effect, and still warned about.
+	if got := warningsOf(t, file, []scenarios.Override{{Path: "provider.gpt.latency", Value: map[string]any{"ttft": map[string]any{"base": "1s"}}}}); !strings.HasPrefix(got, `w.toml:11: provider "gpt".latency.tpot.mean: `+bare) {
+		t.Errorf("a --set table beside it: %q", got)
+	}
 }
