@@ -119,7 +119,7 @@ func (s *Sim) issue(w *workload, arrival float64) int32 {
 	case w.fixedTok:
 		in, out = w.fixIn, w.fixOut
 	default:
-		in, out, prefix = w.tok.Sample(w.rngTok)
+		in, out, prefix = w.nextTokens()
 	}
 	// Zeroed in place, then filled field by field: a composite literal
 	// with these fields is built on the stack and copied, and the copy's

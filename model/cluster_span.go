@@ -99,19 +99,19 @@ func (s *Sim) launchSpan(c *cluster, rep *replica, b *perf.Batch) bool {
 		return false
 	}
 	now := s.eng.Now()
-	rep.span = span{on: true, k0: k0, m: m, applied: 1, dec: b.Decode}
+	sp := &rep.span
+	sp.on, sp.k0, sp.m, sp.applied, sp.dec, sp.cut = true, k0, m, 1, b.Decode, false
 	// Iteration times, kept for syncSpan; the buffer is reused.
-	dts := rep.spanDT[:0]
-	if cap(dts) < m {
-		dts = make([]float64, 0, maxSpan)
+	if cap(rep.spanDT) < m {
+		rep.spanDT = make([]float64, 0, maxSpan)
 	}
-	dts = dts[:m]
+	rep.spanDT = rep.spanDT[:m] // no write barrier: only its length changes
+	dts := rep.spanDT
 	c.decodeSpan(b.Decode, b.Context, dts)
 	t := now
 	for _, dt := range dts {
 		t += dt
 	}
-	rep.spanDT = dts
 	rep.span.at = now + dts[0]
 	c.cs.itl.AddN(dts[0], uint64(b.Decode))
 	if !rep.busy {

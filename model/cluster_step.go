@@ -22,8 +22,13 @@ func (s *Sim) sendCluster(id int32, iv int) {
 		return
 	}
 	c.stats.admitted++
-	lg := s.seqs[id].lazyGen // keep stamps of old heap entries stale
-	s.seqs[id] = seqState{target: r.input, prefix: -1, lazyGen: lg}
+	// Zeroed in place, then filled (a composite literal would be built on
+	// the stack and copied); lazyGen carries over, so that the stamps of
+	// old finisher entries stay stale.
+	sq := &s.seqs[id]
+	lg := sq.lazyGen
+	*sq = seqState{}
+	sq.target, sq.prefix, sq.lazyGen = r.input, -1, lg
 	q := &rep.waiting
 	if c.priority && s.reqClass(id) == classBatch {
 		q = &rep.waitingB

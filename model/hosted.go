@@ -174,9 +174,12 @@ func (s *Sim) done(id int32) {
 	t := s.tgt(r)
 	p := t.prov
 	now := s.eng.Now()
-	if r.batch {
+	switch {
+	case t.direct:
+		// Nothing to settle or hand on at the provider (markDirect).
+	case r.batch:
 		p.batchQ -= float64(r.input)
-	} else {
+	default:
 		s.settleLimits(id, t, int(r.output))
 		if p.conCap > 0 {
 			p.conUsed--

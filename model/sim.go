@@ -107,6 +107,7 @@ type workload struct {
 	job           bool
 	rngTok        *rand.Rand
 	tok           workloads.TokenSampler // the spec's tokens, parameters derived once
+	tokAhead      tokenDraws             // the next requests' tokens, drawn (token_draws.go)
 	rngThink      *rand.Rand
 	rngClient     *rand.Rand
 	retry         retryPolicy

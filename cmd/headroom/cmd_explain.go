@@ -41,7 +41,7 @@ func cmdExplain(args []string, stdout, stderr io.Writer) error {
 	return nil
 }
 
-const schemaUsage = `Usage: headroom schema [--results | --plan | --part]
+const schemaUsage = `Usage: headroom schema [--results | --plan | --part | --plan-part]
 
 Prints a JSON Schema (draft-07) of the scenario format, written from the
 same definitions that check scenario files, for editors that check TOML
@@ -67,13 +67,16 @@ results files that run, compare, sweep and merge write with --json
 are explained in report/RESULTS.md. With --plan, the JSON Schema of the
 plans headroom plan writes with --json (schema ` + report.DecisionSchema + `). With --part, the
 JSON Schema of the part files run, compare and sweep write with --shard
-I/N --part FILE (schema ` + shard.PartSchema + `), which headroom merge reads.
+I/N --part FILE (schema ` + shard.PartSchema + `), which headroom merge reads; with
+--plan-part, that of the part files of headroom plan --shard I/N (schema
+` + shard.DecisionPartSchema + `).
 
 Examples:
   headroom schema > headroom.schema.json
   headroom schema --results > headroom-results.schema.json
   headroom schema --plan > headroom-plan.schema.json
   headroom schema --part > headroom-part.schema.json
+  headroom schema --plan-part > headroom-plan-part.schema.json
 
 `
 
@@ -82,6 +85,7 @@ func cmdSchema(args []string, stdout, stderr io.Writer) error {
 	results := fs.Bool("results", false, "print the schema of results files ("+report.Schema+") instead of the scenario format's")
 	plan := fs.Bool("plan", false, "print the schema of plans ("+report.DecisionSchema+") instead of the scenario format's")
 	part := fs.Bool("part", false, "print the schema of part files ("+shard.PartSchema+") instead of the scenario format's")
+	planPart := fs.Bool("plan-part", false, "print the schema of a plan's part files ("+shard.DecisionPartSchema+") instead of the scenario format's")
 	if err := parseFlags(fs, args); err != nil {
 		return err
 	}
@@ -92,14 +96,17 @@ func cmdSchema(args []string, stdout, stderr io.Writer) error {
 	for _, f := range []struct {
 		name string
 		on   bool
-	}{{"--results", *results}, {"--plan", *plan}, {"--part", *part}} {
+	}{{"--results", *results}, {"--plan", *plan}, {"--part", *part}, {"--plan-part", *planPart}} {
 		if f.on {
 			given = append(given, f.name)
 		}
 	}
 	switch {
 	case len(given) > 1:
-		return badInput("schema: %s are different schemas; give one of --results, --plan or --part", strings.Join(given, " and "))
+		return badInput("schema: %s are different schemas; give one of --results, --plan, --part or --plan-part", strings.Join(given, " and "))
+	case *planPart:
+		_, err := stdout.Write(shard.DecisionPartSchemaJSON())
+		return err
 	case *part:
 		_, err := stdout.Write(shard.PartSchemaJSON())
 		return err

@@ -223,3 +223,39 @@ func TestPartsValidateAgainstSchema(t *testing.T) {
 		t.Errorf("schema --plan --part: exit %d: %s", code, stderr)
 	}
 }
+
+// TestPlanPartValidatesAgainstSchema: the part a shard of headroom plan
+// writes validates against the schema headroom schema --plan-part prints
+// (report/shard/plan-part.schema.json); one with an unknown key in its
+// decision does not.
+func TestPlanPartValidatesAgainstSchema(t *testing.T) {
+	schema := printedSchema(t, "--plan-part", shard.DecisionPartSchemaJSON())
+	plan := staffingPlan + `
+[[plan.knob]]
+name = "server"
+  [[plan.knob.option]]
+  name = "standard"
+  set = { "provider.server.latency.ttft.base" = "1s" }
+  [[plan.knob.option]]
+  name = "fast"
+  price = 600
+  set = { "provider.server.latency.ttft.base" = "0.5s" }
+`
+	part := filepath.Join(t.TempDir(), "part.json")
+	if code, _, stderr := cli(t, "plan", writeScenario(t, mmcScenario(2.8, 1, plan)), "--shard", "0/2", "--part", part, "-q"); code != exitOK {
+		t.Fatalf("exit %d: %s", code, stderr)
+	}
+	validateResults(t, schema, part)
+	b, err := os.ReadFile(part)
+	if err != nil {
+		t.Fatal(err)
+	}
+	bad := strings.Replace(string(b), `"decision": {`, `"decision": {"bogus": 1, `, 1)
+	v, err := validator.UnmarshalJSON(strings.NewReader(bad))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if bad == string(b) || schema.Validate(v) == nil {
+		t.Error("a plan part with a bogus key validates")
+	}
+}
