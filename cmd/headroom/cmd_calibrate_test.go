@@ -407,7 +407,7 @@ func TestCatalogue(t *testing.T) {
 		if code != exitOK || stderr != "" {
 			t.Fatalf("%s: exit %d, stderr %s", cmd, code, stderr)
 		}
-		for _, want := range []string{"H100-SXM", "3350", "llama-3.1-8b", "131072 (128 KiB)", "gpu_spec", "model_spec"} {
+		for _, want := range []string{"H100-SXM", "3350", "llama-3.1-8b", "131072 (128 KiB)", "70272 (68.6 KiB)", "gpu_spec", "model_spec"} {
 			if !strings.Contains(stdout, want) {
 				t.Errorf("%s lacks %q:\n%s", cmd, want, stdout)
 			}
