@@ -53,3 +53,43 @@ func TestBatchLaneCacheHitIsNotQueued(t *testing.T) {
 		t.Fatalf("batch queue holds %.0f tokens, its jobs %.0f (%d cache hits in flight)", p.batchQ, queued, hits)
 	}
 }
+
+// TestBatchPromptCache: with batch.prompt_cache, batch requests sharing a
+// 1,500-token system prompt read it from the provider's cache, and their
+// cache reads are priced at cache_read with the batch discount stacked on
+// it (Anthropic's Message Batches); without it, every prompt is uncached
+// input. One request a second keeps the refreshed 5-minute entry alive:
+// the first request writes the prefix and every later one reads it.
+func TestBatchPromptCache(t *testing.T) {
+	run := func(on bool) *Results {
+		cfg := Config{Name: "batch-prompt-cache", Seed: 3, Duration: 600, Interval: 60,
+			Providers: []ProviderSpec{{Name: "p0",
+				Latency: LatencySpec{TTFT: TTFTSpec{Base: 1, Dist: "fixed"}, TPOT: TPOTSpec{Mean: 0.01}},
+				Cache:   CacheSpec{TTL: 300, MinTokens: 1024},
+				Batch:   BatchSpec{Turnaround: workloads.Dist{Kind: "fixed", Value: 30}, Window: 3600, PromptCache: on},
+				Price:   PriceSpec{Input: 3, Output: 15, CacheWrite: 3.75, CacheRead: 0.3, BatchDiscount: 0.5}}},
+			Workloads: []WorkloadSpec{{Name: "jobs", Route: "p0", Lane: LaneBatch,
+				Demand: workloads.DemandSpec{Unit: "requests/s", Rate: 1, Arrivals: workloads.ArrivalSpec{Kind: "constant"}},
+				Tokens: workloads.TokenSpec{Input: workloads.Dist{Kind: "fixed", Value: 2000}, Output: workloads.Dist{Kind: "fixed", Value: 10}, SharedPrefix: 1500}}},
+		}
+		return mustRun(t, cfg)
+	}
+	off, on := run(false), run(true)
+	n := on.Summary.Requests.Completed
+	if n < 500 || off.Summary.Requests.Completed != n {
+		t.Fatalf("completed %d with the cache, %d without", n, off.Summary.Requests.Completed)
+	}
+	if tk := off.Summary.Tokens; tk.CacheRead != 0 || tk.CacheWrite != 0 {
+		t.Errorf("without batch.prompt_cache: %d read, %d written, want none", tk.CacheRead, tk.CacheWrite)
+	}
+	tk := on.Summary.Tokens
+	if tk.CacheWrite != 1500 || tk.CacheRead != 1500*(n-1) {
+		t.Errorf("with batch.prompt_cache: %d written, %d read; want 1500 and %d", tk.CacheWrite, tk.CacheRead, 1500*(n-1))
+	}
+	if want := float64(tk.CacheRead) * 0.3 * 0.5 / 1e6; math.Abs(on.Summary.Cost.CacheRead-want) > 1e-9 {
+		t.Errorf("cache reads cost $%.6f, want $%.6f (cache_read × the batch discount)", on.Summary.Cost.CacheRead, want)
+	}
+	if on.Summary.Cost.Total >= off.Summary.Cost.Total {
+		t.Errorf("the cache does not lower the batch's cost: $%.4f against $%.4f", on.Summary.Cost.Total, off.Summary.Cost.Total)
+	}
+}

@@ -154,6 +154,14 @@ func (s *Sim) sendBatch(id int32, iv int) {
 		return
 	}
 	p.batchQ += float64(r.input)
+	if p.spec.Batch.PromptCache {
+		// The batch's prompts meet the cache as they are submitted, as
+		// if the provider ran them at once: the most hits it can give.
+		read, write := s.promptCacheSplit(p, id, now)
+		s.commitPromptCache(p, id, read, write, now)
+		r = &s.reqs[id]
+		r.read, r.write = int32(read), int32(write)
+	}
 	p.stats.admitted++
 	r.state = stService
 	r.admitted = now

@@ -153,6 +153,7 @@ type BatchSpec struct {
 	Turnaround        workloads.Dist     `toml:"turnaround" unit:"seconds" range:"[0s,366d]" default:"lognormal, mean 30m, cv 1" doc:"time from submission to the result"`
 	Window            workloads.Duration `toml:"window" range:"(0s,366d]" default:"24h" doc:"completion window; a job whose turnaround exceeds it fails as batch_expired"`
 	MaxEnqueuedTokens float64            `toml:"max_enqueued_tokens" unit:"tokens" range:"[0,1e15]" default:"0: unlimited" doc:"input tokens waiting in the batch queue at once; beyond this, a 429 batch_queue"`
+	PromptCache       bool               `toml:"prompt_cache" default:"false" doc:"batch requests read and write the provider's prompt cache (Anthropic's Message Batches do, best effort), at submission; off, their prompts are billed as uncached input"`
 }
 
 // OutageSpec is a period in which the endpoint fails requests.
