@@ -147,7 +147,7 @@ func runPlan(plan *report.Plan, cfgs [][]model.Config, sh *shard.Shard, workers 
 	if err := simulate(count, config, sink, workers, quiet, force, est, stderr); err != nil {
 		return nil, err
 	}
-	if !quiet && !out.offered {
+	if !out.offered {
 		fmt.Fprintln(stderr, "headroom: warning: no requests arrived within the horizon: check duration/start against the demand")
 	}
 	return out, nil

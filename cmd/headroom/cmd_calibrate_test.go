@@ -496,3 +496,23 @@ func TestCalibrateVidurProfile(t *testing.T) {
 		t.Errorf("wrong model: exit %d, %s", code, stderr)
 	}
 }
+
+// TestCalibrateSaysTheStepsAreFasterThanTheHardware: the synthetic steps
+// ran on two GPUs; read as one, both efficiencies go to their upper bound,
+// and the report says the measurements are faster than the stated hardware
+// can be and asks about --tp, instead of printing 1 as fitted.
+func TestCalibrateSaysTheStepsAreFasterThanTheHardware(t *testing.T) {
+	code, stdout, stderr := cli(t, "calibrate", syntheticCSV, "--gpu", synthGPU, "--served-model", synthModel, "--kind", "roofline")
+	if code != exitOK {
+		t.Fatalf("exit %d: %s", code, stderr)
+	}
+	for _, p := range []string{"compute_efficiency", "bandwidth_efficiency"} {
+		want := p + " held at its default"
+		if !strings.Contains(stdout, want) || !strings.Contains(stdout, "the measurements are faster than 1 × H100-SXM serving llama-3.1-8b can be: were they taken on more GPUs (--tp)") {
+			t.Errorf("output lacks %q and the --tp question:\n%s", want, stdout)
+		}
+		if strings.Contains(stdout, "\n"+p+" = 1\n") {
+			t.Errorf("%s printed as fitted at its bound:\n%s", p, stdout)
+		}
+	}
+}

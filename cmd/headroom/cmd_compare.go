@@ -78,7 +78,7 @@ func cmdCompare(args []string, stdout, stderr io.Writer) error {
 		if err != nil {
 			return err
 		}
-		ws, err := scenarioWarnings(sc, overrides, o.strict, o.quiet || o.summaryShowsWarnings(), sc.File()+": ", stderr)
+		ws, err := scenarioWarnings(sc, overrides, o.strict, sc.File()+": ", stderr)
 		if err != nil {
 			return err
 		}

@@ -40,7 +40,7 @@ func cmdValidate(args []string, stdout, stderr io.Writer) error {
 	for _, path := range fs.Args() {
 		sc, err := validateFile(path)
 		if err == nil {
-			_, err = scenarioWarnings(sc, nil, strict, false, "", stderr)
+			_, err = scenarioWarnings(sc, nil, strict, "", stderr)
 		}
 		if err != nil {
 			problems = append(problems, err)

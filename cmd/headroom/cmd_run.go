@@ -92,7 +92,7 @@ func cmdRun(args []string, stdout, stderr io.Writer) error {
 	} else if cfgs, err = sc.Configs(overrides); err != nil {
 		return err
 	}
-	warnings, err := scenarioWarnings(sc, overrides, o.strict, o.quiet || o.summaryShowsWarnings(), "", stderr)
+	warnings, err := scenarioWarnings(sc, overrides, o.strict, "", stderr)
 	if err != nil {
 		return err
 	}

@@ -170,7 +170,7 @@ func cmdSweep(args []string, stdout, stderr io.Writer) error {
 	if err != nil {
 		return err
 	}
-	warnings, err := scenarioWarnings(sc, overrides, o.strict, o.quiet, "", stderr, params...)
+	warnings, err := scenarioWarnings(sc, overrides, o.strict, "", stderr, params...)
 	if err != nil {
 		return err
 	}

@@ -116,13 +116,6 @@ type commonFlags struct {
 	batch    batchOptions
 }
 
-// summaryShowsWarnings reports whether the terminal summary will list
-// the scenario's warnings, so that stderr need not repeat them: it is
-// printed unless -q, a --part, or an output written to stdout.
-func (c *commonFlags) summaryShowsWarnings() bool {
-	return !c.quiet && c.batch.part == "" && c.jsonPath != stdoutName && c.csvDir != stdoutName && c.htmlPath != stdoutName
-}
-
 // register adds the shared flags to fs, with the command's help texts for
 // --json, --csv, --html, --seed and --set.
 func (c *commonFlags) register(fs *pflag.FlagSet, jsonHelp, csvHelp, htmlHelp, seedHelp, setHelp string) {
@@ -132,7 +125,7 @@ func (c *commonFlags) register(fs *pflag.FlagSet, jsonHelp, csvHelp, htmlHelp, s
 	fs.BoolVar(&c.noHTML, "no-html", false, "do not write the HTML report beside the JSON")
 	fs.Uint64Var(&c.seed, "seed", 0, seedHelp)
 	fs.StringArrayVar(&c.sets, "set", nil, setHelp)
-	fs.BoolVarP(&c.quiet, "quiet", "q", false, "print nothing but errors")
+	fs.BoolVarP(&c.quiet, "quiet", "q", false, "print nothing but warnings and errors")
 	strictFlag(fs, &c.strict)
 	workersFlag(fs, &c.workers)
 	c.batch.register(fs)

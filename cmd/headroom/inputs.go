@@ -60,11 +60,14 @@ func strictFlag(fs *pflag.FlagSet, p *bool) {
 }
 
 // scenarioWarnings returns the scenario's warnings (defaults that change
-// the answer) for the report, printed on stderr unless quiet (-q, or the
-// terminal summary lists them); with strict they are printed and are bad
-// input instead. prefix goes before each key (compare names
-// the file). params are a sweep's, whose values are checked as --set's.
-func scenarioWarnings(sc *scenarios.Scenario, overrides []scenarios.Override, strict, quiet bool, prefix string, stderr io.Writer, params ...scenarios.Param) ([]report.Warning, error) {
+// the answer) for the report, each printed once on stderr, always: with
+// -q, with stdout sent elsewhere or with --json in CI a warning must
+// still reach the person or the log that watches stderr (the terminal
+// summary lists them again, beside the numbers they qualify). With
+// strict they are bad input instead. prefix goes before each key
+// (compare names the file). params are a sweep's, whose values are
+// checked as --set's.
+func scenarioWarnings(sc *scenarios.Scenario, overrides []scenarios.Override, strict bool, prefix string, stderr io.Writer, params ...scenarios.Param) ([]report.Warning, error) {
 	ws, err := sc.Warnings(overrides, params...)
 	if err != nil {
 		return nil, err
@@ -72,9 +75,7 @@ func scenarioWarnings(sc *scenarios.Scenario, overrides []scenarios.Override, st
 	out := make([]report.Warning, len(ws))
 	for i, w := range ws {
 		out[i] = report.Warning{Key: prefix + w.Key, Message: w.Message}
-		if !quiet || strict {
-			fmt.Fprintf(stderr, "headroom: warning: %s\n", w)
-		}
+		fmt.Fprintf(stderr, "headroom: warning: %s\n", w)
 	}
 	if strict && len(ws) > 0 {
 		return nil, &scenarios.Error{File: sc.File(), Msg: fmt.Sprintf("--strict: the %d warning(s) above are errors: give the keys they name", len(ws))}

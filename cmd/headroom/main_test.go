@@ -125,8 +125,8 @@ price = { input = 3, output = 15 }
 	if code != exitOK || stderr != want || !strings.Contains(stdout, "requests offered") {
 		t.Errorf("exit %d, stderr %q, stdout:\n%s", code, stderr, stdout)
 	}
-	if code, stdout, stderr = cli(t, "run", path, "-q"); code != exitOK || stdout != "" || stderr != "" {
-		t.Errorf("-q: exit %d, stdout %q, stderr %q", code, stdout, stderr)
+	if code, stdout, stderr = cli(t, "run", path, "-q"); code != exitOK || stdout != "" || stderr != want {
+		t.Errorf("-q (a warning still reaches stderr): exit %d, stdout %q, stderr %q", code, stdout, stderr)
 	}
 	if _, _, stderr = cli(t, "run", path, "--set", `start="09:00"`); stderr != "" {
 		t.Errorf("with arrivals: stderr %q", stderr)

@@ -72,3 +72,49 @@ price = { input = 2.5, output = 10, cache_read = 1.25, cache_write = 2.5 }
 		t.Errorf("sweep --duration 1m --strict: exit %d, stderr:\n%s", code, stderr)
 	}
 }
+
+// TestRunWarningsOnStderr: run prints a scenario's warnings on stderr
+// exactly once whatever happens to stdout (-q, --json, stdout thrown
+// away), and the terminal summary lists them again under the table;
+// compare and sweep do the same.
+func TestRunWarningsOnStderr(t *testing.T) {
+	dir := t.TempDir()
+	path := filepath.Join(dir, "free.toml")
+	src := `duration = "2m"
+[[workload]]
+name = "chat"
+route = "api"
+tokens = { input = 1000, output = 100, max_tokens = 200 }
+demand = { rate = 10, unit = "requests/min" }
+client = { retry = "anthropic-python" }
+
+[[provider]]
+name = "api"
+latency = { ttft = { base = "500ms" }, tpot = { mean = "20ms" } }
+`
+	if err := os.WriteFile(path, []byte(src), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	warning := "headroom: warning: " + path + `:9: provider "api".price: no prices`
+	for _, args := range [][]string{
+		{"run", path},
+		{"run", path, "-q"},
+		{"run", path, "--json", filepath.Join(dir, "out.json"), "--no-html"},
+		{"run", path, "-q", "--json", filepath.Join(dir, "out2.json"), "--no-html"},
+		{"compare", path, path, "-q"},
+		{"sweep", path, "-q", "--param", "workload.chat.demand.rate=5,10"},
+	} {
+		code, stdout, stderr := cli(t, args...)
+		want := 1 // once per scenario file
+		if args[0] == "compare" {
+			want = 2
+		}
+		if code != exitOK || strings.Count(stderr, "headroom: warning: ") != want || strings.Count(stderr, warning) != want {
+			t.Errorf("%v: exit %d, want the warning once on stderr (twice for compare, once per file), got:\n%s", args, code, stderr)
+		}
+		listed := strings.Contains(stdout, "Warnings (defaults that change the answer):") && strings.Contains(stdout, `provider "api".price: no prices`)
+		if quiet := strings.Contains(strings.Join(args, " "), "-q"); quiet == listed {
+			t.Errorf("%v: the table lists the warnings %v, want %v; stdout:\n%s", args, listed, !quiet, stdout)
+		}
+	}
+}
