@@ -107,6 +107,11 @@ func buildCluster(spec *ClusterSpec, idx int, nInt int) (*cluster, error) {
 		if st.CollectiveLatency != nil {
 			r.CollectiveLatency = float64(*st.CollectiveLatency)
 		}
+		for i, n := range perf.AllReduceNames {
+			if st.AllReduce == n {
+				r.AllReduce = perf.AllReduce(i)
+			}
+		}
 		if err := r.Validate(); err != nil {
 			return nil, fieldErr("model_spec", strings.TrimPrefix(err.Error(), "perf: "))
 		}
@@ -282,17 +287,19 @@ type prefixEntry struct {
 
 // replica is one engine instance.
 type replica struct {
+	// What routing reads of every replica at every arrival (accepting,
+	// load) comes first, within two cache lines.
 	cl       *cluster
 	idx      int
 	state    uint8
 	failed   bool // down for a failure (still billed)
-	failures int  // failures in progress (they may overlap)
-	readyAt  float64
 	busy     bool
 	gen      uint32
+	running  []int32
 	waiting  deque
 	waitingB deque // batch-priority requests when order = priority
-	running  []int32
+	failures int   // failures in progress (they may overlap)
+	readyAt  float64
 	free     int         // free KV blocks
 	prefixes prefixSet   // resident prefix-cache entries (prefix_set.go)
 	bc       *blockCache // cached trace prefix blocks (cluster_blocks.go), or nil

@@ -10,20 +10,31 @@ package model
 // latencies, goodput and series; then releases it. The backend has already
 // released what it held. r.admitted is when service began and r.ttftSvc the
 // time from then to the first token.
-func (s *Sim) complete(id int32, tally *tokenTally) {
+func (s *Sim) complete(id int32, tally *tokenTally) { s.completeBilled(id, tally, true) }
+
+// completeBilled is complete of a tally whose costs, when billed is
+// false, are all zero: they are then not added (which would leave every
+// sum as it is).
+func (s *Sim) completeBilled(id int32, tally *tokenTally, billed bool) {
 	r := &s.reqs[id]
 	w := s.wls[r.wl]
 	now := s.eng.Now()
 	st := w.stats
 	hit := r.gw&gwHit != 0 // answered whole by the response cache: no TPOT
-	st.tok.add(tally)      // billed even when nobody was waiting for it
+	if billed {
+		st.tok.add(tally) // billed even when nobody was waiting for it
+	} else {
+		st.tok.addTokens(tally)
+	}
 	if w.route != nil {
 		s.spillDone(id, tally)
 	}
 	iv := s.interval(now)
 	s.ser.inputTok[iv] += tally.input
 	s.ser.outputTok[iv] += tally.output
-	s.ser.cost[iv] += tally.costIn + tally.costW + tally.costR + tally.costOut
+	if billed {
+		s.ser.cost[iv] += tally.costIn + tally.costW + tally.costR + tally.costOut
+	}
 	if r.orphan {
 		s.dropOrphan(id)
 		return

@@ -209,11 +209,15 @@ func (s *Sim) done(id int32) {
 	uncached := int(r.input - r.read - r.write)
 	var c tokenTally
 	c.input, c.uncached, c.write, c.read, c.output = int64(r.input), int64(uncached), int64(r.write), int64(r.read), int64(r.output)
-	c.costIn, c.costW, c.costR, c.costOut = p.price(uncached, int(r.write), int(r.read), int(r.output), r.batch)
-	p.spent += c.costIn + c.costW + c.costR + c.costOut
-	p.stats.tok.add(&c)
+	if p.priced {
+		c.costIn, c.costW, c.costR, c.costOut = p.price(uncached, int(r.write), int(r.read), int(r.output), r.batch)
+		p.spent += c.costIn + c.costW + c.costR + c.costOut
+		p.stats.tok.add(&c)
+	} else {
+		p.stats.tok.addTokens(&c) // every cost is zero: the sums stay as they are
+	}
 	t.hostTok += c.input + c.output
-	s.complete(id, &c)
+	s.completeBilled(id, &c, p.priced)
 }
 
 // settleLimits reconciles what a request's admission charged the

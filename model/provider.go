@@ -36,6 +36,9 @@ type provider struct {
 	batchQ  float64 // input tokens enqueued in the batch lane
 
 	stats *backendStats
+	// priced is set when some token has a price: an unpriced provider's
+	// requests cost exactly zero, and their tallies skip the cost sums.
+	priced bool
 }
 
 type outage struct {
@@ -99,6 +102,8 @@ func newProvider(spec *ProviderSpec, idx int, cfg *Config, nWorkloads int) *prov
 	if spec.ErrorTime != nil {
 		p.errTime = float64(*spec.ErrorTime)
 	}
+	pr := spec.Price
+	p.priced = pr.Input != 0 || pr.Output != 0 || pr.CacheWrite != 0 || pr.CacheWrite1h != 0 || pr.CacheRead != 0
 	p.conCap = spec.Concurrency.Max
 	p.conQueue = spec.Concurrency.WhenFull == "queue"
 	p.cacheOn = spec.Cache.Enabled == nil || *spec.Cache.Enabled

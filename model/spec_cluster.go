@@ -142,7 +142,9 @@ type StepSpec struct {
 	// step of a ring all-reduce (nil: the fitted defaults).
 	OverheadPerLayer  *workloads.Duration `toml:"overhead_per_layer" range:"[0s,100ms]" default:"fitted" doc:"roofline: fixed cost per layer of each iteration (kernel launches)"`
 	OverheadPerSeq    *workloads.Duration `toml:"overhead_per_seq" range:"[0s,100ms]" default:"fitted" doc:"roofline: cost per sequence of each iteration (sampling, scheduling)"`
-	CollectiveLatency *workloads.Duration `toml:"collective_latency" range:"[0s,10ms]" default:"fitted" doc:"roofline: latency of one step of a ring all-reduce"`
+	CollectiveLatency *workloads.Duration `toml:"collective_latency" range:"[0s,10ms]" default:"fitted" doc:"roofline: latency of one step of an all-reduce (one-shot: one step; ring: 2(TP − 1))"`
+	// AllReduce is the all-reduce algorithm whose latency steps are paid.
+	AllReduce string `toml:"all_reduce" enum:"auto|one-shot|ring" noun:"all-reduce algorithm" default:"auto" doc:"roofline: one-shot pays collective_latency once an all-reduce (vLLM's and TensorRT-LLM's kernels on NVLink), ring 2(TP − 1) times (NCCL over PCIe); auto is ring on a PCIe GPU (or NVLink-bridged pairs beyond TP 2), else one-shot"`
 	// InterconnectEff is the achieved share of the GPU link in all-reduces.
 	InterconnectEff float64 `toml:"interconnect_efficiency" range:"(0,1]" default:"1" doc:"roofline: share of the GPU link achieved in all-reduces"`
 	// ElementwiseEff is the achieved share of memory bandwidth in the
@@ -232,6 +234,9 @@ func (c *ClusterSpec) applyDefaults() {
 	if c.Step.Knee == "" {
 		c.Step.Knee = "smooth"
 	}
+	if c.Step.AllReduce == "" {
+		c.Step.AllReduce = "auto"
+	}
 	if c.Scheduler == "" {
 		c.Scheduler = "vllm"
 	}
@@ -294,6 +299,9 @@ func (c *ClusterSpec) Validate() error {
 		}
 		if c.TensorParallel == 1 && s.CollectiveLatency != nil && float64(*s.CollectiveLatency) != perf.DefaultCollectiveLatency {
 			return fe("step.collective_latency", "applies to the all-reduces of tensor_parallel > 1; one GPU per replica has none")
+		}
+		if c.TensorParallel == 1 && s.AllReduce != "" && s.AllReduce != "auto" {
+			return fe("step.all_reduce", "applies to the all-reduces of tensor_parallel > 1; one GPU per replica has none")
 		}
 	default:
 		return fe("step.kind", "must be table or roofline, got %q", s.Kind)

@@ -53,12 +53,24 @@ func (g *groupStats) merge(o *groupStats) {
 	g.lastDone = math.Max(g.lastDone, o.lastDone)
 }
 
+// add adds o's tokens and costs into t.
 func (t *tokenTally) add(o *tokenTally) {
+	t.addTokens(o)
+	t.addCosts(o)
+}
+
+// addTokens adds o's tokens into t, not its costs: for a tally whose
+// costs are all zero, which would leave t's sums as they are.
+func (t *tokenTally) addTokens(o *tokenTally) {
 	t.input += o.input
 	t.uncached += o.uncached
 	t.write += o.write
 	t.read += o.read
 	t.output += o.output
+}
+
+// addCosts adds o's costs into t.
+func (t *tokenTally) addCosts(o *tokenTally) {
 	t.costIn += o.costIn
 	t.costW += o.costW
 	t.costR += o.costR

@@ -50,6 +50,11 @@ type CalibrationHardware struct {
 type CalibrationTable struct {
 	Table  perf.Table
 	Points []perf.PointError
+	// PrefillFromCatalogue is true when no prefill step was measured and
+	// Table.PrefillPerToken is the catalogue roofline's (Calibrate says
+	// so); with no prefill step and no catalogue hardware, the block
+	// leaves it out and says what to measure.
+	PrefillFromCatalogue bool
 }
 
 // isPrefillStep tells prefill (and mixed) steps from decode-only ones.
@@ -133,7 +138,11 @@ func Calibrate(w io.Writer, c *Calibration) error {
 			suspect++
 		}
 	}
-	fmt.Fprintf(&b, "headroom calibrate: %s (%s format)\n", c.Path, c.Format)
+	if f := string(c.Format); strings.HasSuffix(f, "load test") {
+		fmt.Fprintf(&b, "headroom calibrate: %s (%s results)\n", c.Path, strings.TrimSuffix(f, " test")+"-test")
+	} else {
+		fmt.Fprintf(&b, "headroom calibrate: %s (%s format)\n", c.Path, c.Format)
+	}
 	if c.Splitwise != nil {
 		fmt.Fprintf(&b, "  configuration: model %s, hardware %s, TP %d: %d measured steps", c.Splitwise.Model, c.Splitwise.Hardware, c.Splitwise.TP, len(c.Measurements))
 	} else if c.Format == perf.FormatVidur {
@@ -219,7 +228,14 @@ func Calibrate(w io.Writer, c *Calibration) error {
 		fmt.Fprintf(&b, "  (cross-validated: each point predicted by a fit to the other %d of %d folds)\n", c.Roofline.Folds-1, c.Roofline.Folds)
 	}
 	if c.Roofline != nil {
-		writeBoundNotes(&b, c.Roofline)
+		c.writeBoundNotes(&b)
+	}
+	if lo, hi, ok := c.decodeRange(); ok {
+		if lo == hi {
+			fmt.Fprintf(&b, "  decode was measured at batch %d only: at every other batch size both fits extrapolate\n", lo)
+		} else {
+			fmt.Fprintf(&b, "  decode was measured at batches %d to %d: outside that range both fits extrapolate\n", lo, hi)
+		}
 	}
 
 	if len(rows) > 1 {
@@ -253,14 +269,43 @@ func predict(sm perf.StepModel, m *perf.Measurement) float64 {
 	return sm.StepTime(m.Batch)
 }
 
-// writeBoundNotes says which parameters the fit held and which ended on a
-// bound, and what that means.
-func writeBoundNotes(b *strings.Builder, f *perf.RooflineFit) {
+// decodeRange is the smallest and largest batch of the decode-only steps.
+func (c *Calibration) decodeRange() (lo, hi int, ok bool) {
+	for _, m := range c.Measurements {
+		if m.Suspect != "" || m.Part == perf.PartLinear || isPrefillStep(m.Batch) {
+			continue
+		}
+		if !ok || m.Batch.Decode < lo {
+			lo = m.Batch.Decode
+		}
+		if !ok || m.Batch.Decode > hi {
+			hi = m.Batch.Decode
+		}
+		ok = true
+	}
+	return lo, hi, ok
+}
+
+// hasPrefill reports whether a prefill (or mixed) step was measured.
+func (c *Calibration) hasPrefill() bool {
+	for _, m := range c.Measurements {
+		if m.Suspect == "" && m.Part != perf.PartLinear && isPrefillStep(m.Batch) {
+			return true
+		}
+	}
+	return false
+}
+
+// writeBoundNotes says which parameters the fit held and why, and which
+// ended on a bound, and what that means.
+func (c *Calibration) writeBoundNotes(b *strings.Builder) {
+	f := c.Roofline
 	var held, zeroed []string
 	for _, p := range f.Fixed {
-		if slices.Contains(f.Zeroed, p) {
+		switch {
+		case slices.Contains(f.Zeroed, p):
 			zeroed = append(zeroed, p.String())
-		} else {
+		case !slices.ContainsFunc(f.Held, func(h perf.Held) bool { return h.Param == p }):
 			held = append(held, p.String())
 		}
 	}
@@ -270,15 +315,54 @@ func writeBoundNotes(b *strings.Builder, f *perf.RooflineFit) {
 	if len(held) > 0 {
 		fmt.Fprintf(b, "  held at their defaults (these measurements cannot tell them apart from the others): %s\n", strings.Join(held, ", "))
 	}
-	for _, a := range f.AtBounds {
-		side := "lower"
-		if a.Upper {
-			side = "upper"
-		}
-		fmt.Fprintf(b, "  %s = %s sits on its %s bound %s: the data push it further than the model allows, "+
-			"so other terms absorb the rest and the fit carries over to other setups less well\n",
-			a.Param, paramValue(a.Param, a.Value), side, paramValue(a.Param, a.Bound))
+	def := perf.Roofline{}
+	if h := c.Hardware; h != nil {
+		def = perf.DefaultRoofline(h.GPU, h.Model, c.TP)
 	}
+	for _, h := range f.Held {
+		v := paramValue(h.Param, h.Param.Get(&def))
+		switch h.Reason {
+		case perf.HoldNotComputeBound:
+			fmt.Fprintf(b, "  %s held at its default %s: no measured step is compute-bound, so the measurements cannot tell it; measure prefills of long prompts (at concurrency 1) to fit it\n", h.Param, v)
+		case perf.HoldNotMemoryBound:
+			fmt.Fprintf(b, "  %s held at its default %s: every measured step is compute-bound, so the measurements cannot tell it; measure decode steps to fit it\n", h.Param, v)
+		case perf.HoldTooFewPoints:
+			fmt.Fprintf(b, "  %s held at its default %s: %d points cannot determine more parameters; measure more steps or load levels to fit it\n", h.Param, v, len(f.Points))
+		case perf.HoldOnBound:
+			fmt.Fprintf(b, "  %s held at its default %s, the rest refitted without it: fitted, it went to its %s, so %s\n",
+				h.Param, v, boundText(h.At), c.boundMeaning(h.At))
+		}
+	}
+	for _, a := range f.AtBounds {
+		fmt.Fprintf(b, "  %s = %s sits on its %s: %s, so other terms absorb the rest and the fit carries over to other setups less well\n",
+			a.Param, paramValue(a.Param, a.Value), boundText(a), c.boundMeaning(a))
+	}
+}
+
+func boundText(a perf.AtBound) string {
+	side := "lower"
+	if a.Upper {
+		side = "upper"
+	}
+	return fmt.Sprintf("%s bound %s", side, paramValue(a.Param, a.Bound))
+}
+
+// boundMeaning says what a parameter on a bound tells about the
+// measurements.
+func (c *Calibration) boundMeaning(a perf.AtBound) string {
+	hw := "the stated hardware"
+	if h := c.Hardware; h != nil {
+		hw = fmt.Sprintf("%d × %s serving %s", c.TP, h.GPU.Name, h.Model.Name)
+	}
+	switch {
+	case a.Upper && (a.Param == perf.ParamComputeEff || a.Param == perf.ParamBandwidthEff):
+		return "the measurements are faster than " + hw + " can be: were they taken on more GPUs (--tp), a faster GPU or a smaller or quantised model?"
+	case !a.Upper && (a.Param == perf.ParamComputeEff || a.Param == perf.ParamBandwidthEff):
+		return "the measurements are far slower than " + hw + " explains: the engine's own costs, or steps that are not what they were taken for"
+	case a.Upper && a.Param == perf.ParamOverheadPerSeq:
+		return "the steps grow with the batch faster than sampling and scheduling explain (prefill counted as decode?)"
+	}
+	return "the data push it further than the model allows"
 }
 
 func paramValue(p perf.Param, v float64) string {
@@ -310,39 +394,39 @@ func (c *Calibration) stepTOML(f fitRow, classes []class) string {
 		h := c.Hardware
 		fmt.Fprintf(&b, "# for the cluster's gpu = %q, model = %q, tensor_parallel = %d (no gpu_spec/model_spec overrides)\n",
 			h.GPU.Name, h.Model.Name, c.TP)
-		compute, memory := false, false
-		for _, pe := range f.points {
-			if r.ComputeTime(pe.Measurement.Batch) > r.MemoryTime(pe.Measurement.Batch) {
-				compute = true
-			} else {
-				memory = true
-			}
-		}
-		if !compute {
-			b.WriteString("# every point is memory-bound: compute_efficiency is only a bound; measure long prefills to fit it\n")
-		}
-		if !memory {
-			b.WriteString("# every point is compute-bound: bandwidth_efficiency is only a bound; measure decode steps to fit it\n")
+		if lo, hi, ok := c.decodeRange(); ok && lo != hi {
+			fmt.Fprintf(&b, "# decode measured at batches %d to %d only\n", lo, hi)
 		}
 		if c.Format == perf.FormatVidur {
 			b.WriteString("# an operator profile times the linear layers and element-wise kernels only: overhead, per-sequence and all-reduce costs keep their defaults\n")
 		}
 		b.WriteString("[cluster.step]\nkind = \"roofline\"\n")
-		fmt.Fprintf(&b, "compute_efficiency = %s\n", Sig4(r.ComputeEff))
-		fmt.Fprintf(&b, "bandwidth_efficiency = %s\n", Sig4(r.BandwidthEff))
-		if c.Format != perf.FormatVidur {
-			fmt.Fprintf(&b, "overhead = %q\n", TOMLDuration(r.Overhead))
+		// A parameter held at its default is left to the default, commented
+		// out with why, not written as if fitted.
+		line := func(p perf.Param, val string) {
+			for _, h := range c.Roofline.Held {
+				if h.Param == p {
+					fmt.Fprintf(&b, "# %s = %s  (the default: %s)\n", p, val, heldWhy(h))
+					return
+				}
+			}
+			fmt.Fprintf(&b, "%s = %s\n", p, val)
 		}
-		fmt.Fprintf(&b, "overhead_per_layer = %q\n", TOMLDuration(r.OverheadPerLayer))
+		line(perf.ParamComputeEff, Sig4(r.ComputeEff))
+		line(perf.ParamBandwidthEff, Sig4(r.BandwidthEff))
+		if c.Format != perf.FormatVidur {
+			line(perf.ParamOverhead, strconv.Quote(TOMLDuration(r.Overhead)))
+		}
+		line(perf.ParamOverheadPerLayer, strconv.Quote(TOMLDuration(r.OverheadPerLayer)))
 		if c.Format == perf.FormatVidur {
-			fmt.Fprintf(&b, "elementwise_efficiency = %s\n", Sig4(r.ElementwiseEff))
+			line(perf.ParamElementwiseEff, Sig4(r.ElementwiseEff))
 		}
 		if c.Format != perf.FormatVidur {
-			fmt.Fprintf(&b, "overhead_per_seq = %q\n", TOMLDuration(r.OverheadPerSeq))
+			line(perf.ParamOverheadPerSeq, strconv.Quote(TOMLDuration(r.OverheadPerSeq)))
 			if c.TP > 1 {
-				fmt.Fprintf(&b, "collective_latency = %q\n", TOMLDuration(r.CollectiveLatency))
+				line(perf.ParamCollectiveLatency, strconv.Quote(TOMLDuration(r.CollectiveLatency)))
 				if r.InterconnectEff > 0 && r.InterconnectEff != 1 {
-					fmt.Fprintf(&b, "interconnect_efficiency = %s\n", Sig4(r.InterconnectEff))
+					line(perf.ParamInterconnectEff, Sig4(r.InterconnectEff))
 				}
 			}
 		}
@@ -357,10 +441,55 @@ func (c *Calibration) stepTOML(f fitRow, classes []class) string {
 		}
 		fmt.Fprintf(&b, "batches = [%s]\n", strings.Join(bs, ", "))
 		fmt.Fprintf(&b, "times = [%s]\n", strings.Join(ts, ", "))
-		fmt.Fprintf(&b, "prefill_per_token = %q\n", TOMLDuration(t.PrefillPerToken))
-		fmt.Fprintf(&b, "per_context_token = %q\n", TOMLDuration(t.PerContextToken))
+		if lo, hi, ok := c.decodeRange(); ok && lo != hi {
+			fmt.Fprintf(&b, "# measured at batches %d to %d; below %d it holds the first time, above %d it extends the last segment\n", lo, hi, lo, hi)
+		}
+		switch {
+		case c.hasPrefill():
+			fmt.Fprintf(&b, "prefill_per_token = %q\n", TOMLDuration(t.PrefillPerToken))
+		case c.Table.PrefillFromCatalogue:
+			fmt.Fprintf(&b, "prefill_per_token = %q  # not measured (no prefill steps): the catalogue roofline's time per prompt token; measure prefills at concurrency 1 to replace it\n", TOMLDuration(t.PrefillPerToken))
+		default:
+			b.WriteString("# prefill_per_token: not measured (no prefill steps), and left out it prices prompts at nothing; set it from prefills measured at concurrency 1, or give --gpu and --served-model\n")
+		}
+		if t.PerContextToken > 0 || c.contextVaries() {
+			fmt.Fprintf(&b, "per_context_token = %q\n", TOMLDuration(t.PerContextToken))
+		} else {
+			b.WriteString("# per_context_token: no batch size was measured at two context lengths, so the times above hold the measured contexts; measure one batch at two lengths to fit it\n")
+		}
 	}
 	return b.String()
+}
+
+// heldWhy is a held parameter's reason, for a TOML comment.
+func heldWhy(h perf.Held) string {
+	switch h.Reason {
+	case perf.HoldNotComputeBound:
+		return "no compute-bound step measured; measure long prefills"
+	case perf.HoldNotMemoryBound:
+		return "no memory-bound step measured; measure decode steps"
+	case perf.HoldTooFewPoints:
+		return "too few points to fit it"
+	case perf.HoldOnBound:
+		return "fitted, it went to its " + boundText(h.At)
+	}
+	return "held"
+}
+
+// contextVaries reports whether some batch size of decode steps was
+// measured at more than one context.
+func (c *Calibration) contextVaries() bool {
+	ctx := map[int]float64{}
+	for _, m := range c.Measurements {
+		if m.Suspect != "" || m.Part == perf.PartLinear || isPrefillStep(m.Batch) {
+			continue
+		}
+		if v, ok := ctx[m.Batch.Decode]; ok && v != m.Batch.Context {
+			return true
+		}
+		ctx[m.Batch.Decode] = m.Batch.Context
+	}
+	return false
 }
 
 // Sig4 rounds x to four significant digits, without an exponent.

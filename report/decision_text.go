@@ -236,6 +236,31 @@ func CandidateCost(c CandidateResult) string {
 	return USD(c.CostUSD.Mean)
 }
 
+// CandidateCosts is CandidateCost for a column of candidates, every cost
+// in one style (USDColumn).
+func CandidateCosts(cs []CandidateResult) []string {
+	vs := make([]float64, 0, len(cs))
+	for _, c := range cs {
+		if c.Invalid == "" {
+			vs = append(vs, c.CostUSD.Mean)
+		}
+	}
+	col := USDColumn(vs)
+	out := make([]string, len(cs))
+	for i, c := range cs {
+		switch {
+		case c.Invalid != "":
+			out[i] = "—"
+			continue
+		case c.Overloaded != nil:
+			out[i] = "≥ "
+		}
+		out[i] += col[0]
+		col = col[1:]
+	}
+	return out
+}
+
 // Hardware describes the GPUs of each cluster that served in a run:
 // "6 replicas × TP8 = 48 H100-SXM".
 func Hardware(r *model.Results) []string {
@@ -298,7 +323,7 @@ func Bottleneck(r *model.Results) string {
 		}
 		switch {
 		case c.Preemptions > 0:
-			return fmt.Sprintf("%s's KV-cache memory runs out: %s preemptions, KV up to %s full", b.Name, Count(c.Preemptions), Percent(math.Round(peakKV*100)/100))
+			return fmt.Sprintf("%s's KV-cache memory runs out: %s, KV up to %s full", b.Name, Plural(c.Preemptions, "preemption", "preemptions"), Percent(math.Round(peakKV*100)/100))
 		case c.MaxNumSeqs > 0 && c.PeakBatch >= float64(c.MaxNumSeqs):
 			return fmt.Sprintf("%s's batches are full: max_num_seqs %d running per replica", b.Name, c.MaxNumSeqs)
 		case peakUtil > bestUse:
@@ -588,16 +613,17 @@ func writeCandidates(w io.Writer, d *Decision) {
 	}
 	fmt.Fprintln(tw, "status")
 	shown := 0
+	costs := CandidateCosts(d.Candidates[:min(len(d.Candidates), maxTerminalCandidates)])
 	for _, c := range d.Candidates {
 		if shown == maxTerminalCandidates {
 			break
 		}
-		shown++
 		fmt.Fprint(tw, "  ")
 		for _, v := range c.Values {
 			fmt.Fprintf(tw, "%s\t", v)
 		}
-		fmt.Fprintf(tw, "%s\t", CandidateCost(c))
+		fmt.Fprintf(tw, "%s\t", costs[shown])
+		shown++
 		for _, g := range groups {
 			if c.Invalid != "" || len(c.Checks) == 0 {
 				fmt.Fprint(tw, "—\t")

@@ -5,6 +5,8 @@ import (
 	"math"
 	"strconv"
 	"strings"
+
+	"github.com/headroom-sim/headroom/model"
 )
 
 // Count formats an integer with thousands separators: 1,234,567.
@@ -25,6 +27,15 @@ func Count(v int64) string {
 	return b.String()
 }
 
+// Plural is a count with its noun, singular for one: "1 waiting
+// request", "19,682 waiting requests".
+func Plural(n int64, one, many string) string {
+	if n == 1 || n == -1 {
+		return Count(n) + " " + one
+	}
+	return Count(n) + " " + many
+}
+
 // USD formats dollars: cents below $100, whole dollars with separators
 // above.
 func USD(v float64) string {
@@ -35,6 +46,38 @@ func USD(v float64) string {
 		return fmt.Sprintf("$%.2f", v)
 	}
 	return "$" + Count(int64(math.Round(v)))
+}
+
+// USDColumn formats a column (or row) of costs in one style, so that
+// they compare at a glance: to the cent when every cost is below $100 or
+// one is below $10 ("$0.48", "$144.00"), otherwise in whole dollars
+// ("$58", "$86", "$115", "$144"), never "$57.60" beside "$115".
+func USDColumn(vs []float64) []string {
+	out := make([]string, len(vs))
+	small, whole := true, true
+	for _, v := range vs {
+		a := math.Abs(v)
+		if a >= 100 {
+			small = false
+		}
+		if a != 0 && a < 10 {
+			whole = false
+		}
+	}
+	for i, v := range vs {
+		switch {
+		case small:
+			out[i] = USD(v)
+		case whole:
+			out[i] = "$" + Count(int64(math.Round(v)))
+			if v < 0 {
+				out[i] = "-$" + Count(int64(math.Round(-v)))
+			}
+		default:
+			out[i] = Cents(v)
+		}
+	}
+	return out
 }
 
 // Refused formats refused attempts as a count and its share of all
@@ -106,33 +149,30 @@ func LimitValue(v float64) string {
 }
 
 // ColumnValues formats a column of numbers in one style, so that a sweep's
-// values read alike (1k, 1.25k, 1.5k rather than 1k, 1250, 1.5k): with
-// the largest suffix, M or k, that writes every non-zero value at least
-// one unit with at most two decimals; otherwise whole numbers with
-// thousands separators, or as they are.
+// values read alike (1k, 1.25k, 1.5k rather than 1k, 1250, 1.5k): when
+// every non-zero value can be written at least one unit of M or k with at
+// most two decimals, each with the largest that does (800k, 1.2M, 2M, as
+// a ladder of tiers is written, not 800k, 1200k, 2000k); otherwise all as
+// whole numbers with thousands separators, or as they are.
 func ColumnValues(vs []float64) []string {
 	out := make([]string, len(vs))
-	for _, sc := range []struct {
-		unit   float64
-		suffix string
-	}{{1e6, "M"}, {1e3, "k"}} {
-		ok := len(vs) > 0
-		for _, v := range vs {
-			a := math.Abs(v)
-			if a != 0 && (a < sc.unit || math.Abs(a/sc.unit*100-math.Round(a/sc.unit*100)) > 1e-9) {
-				ok = false
+	suffixes := []suffix{{1e6, "M"}, {1e3, "k"}}
+	each := len(vs) > 0
+	for i, v := range vs {
+		out[i] = ""
+		for _, sc := range suffixes {
+			if sc.fits(v) {
+				out[i] = sc.text(v)
 				break
 			}
 		}
-		if ok {
-			for i, v := range vs {
-				out[i] = strconv.FormatFloat(math.Round(v/sc.unit*100)/100, 'f', -1, 64) + sc.suffix
-				if v == 0 {
-					out[i] = "0"
-				}
-			}
-			return out
+		if out[i] == "" {
+			each = false
+			break
 		}
+	}
+	if each {
+		return out
 	}
 	for i, v := range vs {
 		if v == math.Trunc(v) && math.Abs(v) < 1e15 {
@@ -142,4 +182,35 @@ func ColumnValues(vs []float64) []string {
 		}
 	}
 	return out
+}
+
+// suffix is a unit a column of values can be written in: 1e3 "k".
+type suffix struct {
+	unit float64
+	name string
+}
+
+// fits reports whether v is 0, or at least one unit with at most two
+// decimals in it.
+func (sc suffix) fits(v float64) bool {
+	a := math.Abs(v)
+	return a == 0 || (a >= sc.unit && math.Abs(a/sc.unit*100-math.Round(a/sc.unit*100)) <= 1e-9)
+}
+
+// text writes v in the unit: "1.25k", "0".
+func (sc suffix) text(v float64) string {
+	if v == 0 {
+		return "0"
+	}
+	return strconv.FormatFloat(math.Round(v/sc.unit*100)/100, 'f', -1, 64) + sc.name
+}
+
+// Quantile formats one figure of a latency distribution in seconds, or
+// "—" when the distribution is empty (no request completed), so that an
+// absent figure never reads as a zero latency.
+func Quantile(q model.Quantiles, v float64) string {
+	if q.Count == 0 {
+		return "—"
+	}
+	return Seconds(v)
 }

@@ -345,7 +345,12 @@ func WriteSweepTerminal(w io.Writer, title string, s *SweepInfo) error {
 	}
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
 	fmt.Fprintf(tw, "%s\treq/s\toutput tok/s\tTTFT p50\tTTFT p95\tTPOT p50\tE2E p95\t429/5xx\tSLO met\tcost\t\n", levelHead)
-	for _, r := range rows {
+	costs := make([]float64, len(rows))
+	for i, r := range rows {
+		costs[i] = r.CostUSD
+	}
+	costCol := USDColumn(costs)
+	for i, r := range rows {
 		mark := ""
 		switch {
 		case r.Knee:
@@ -360,7 +365,7 @@ func WriteSweepTerminal(w io.Writer, title string, s *SweepInfo) error {
 		fmt.Fprintf(tw, "%s\t%s\t%.0f\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n",
 			strconv.FormatFloat(r.Level, 'g', -1, 64), rate(r.RequestsPerS), r.OutputTokensPerS,
 			Seconds(r.TTFTP50), Seconds(r.TTFTP95), Seconds(r.TPOTP50), Seconds(r.E2EP95), Refused(r.Rejected, r.Attempts),
-			met, USD(r.CostUSD), mark)
+			met, costCol[i], mark)
 	}
 	if err := tw.Flush(); err != nil {
 		return err

@@ -327,6 +327,8 @@ func TestColumnValues(t *testing.T) {
 		{[]float64{0, 4000, 8000}, "0 4k 8k"},
 		{[]float64{0.25, 0.5}, "0.25 0.5"},
 		{[]float64{1234, 2000}, "1,234 2,000"},
+		{[]float64{8e5, 1.2e6, 2e6}, "800k 1.2M 2M"}, // a ladder of tiers, as it is written
+		{[]float64{8e5, 1.2e6, 1234}, "800,000 1,200,000 1,234"},
 	} {
 		if got := strings.Join(ColumnValues(c.in), " "); got != c.want {
 			t.Errorf("ColumnValues(%v) = %q, want %q", c.in, got, c.want)

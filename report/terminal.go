@@ -42,12 +42,14 @@ func WriteTerminal(w io.Writer, d *Document) error {
 	}
 	row("retries per request", func(r *model.Results) string { return fmt.Sprintf("%.2f", r.Summary.Attempts.RetriesPerRequest) })
 	row("TTFT p50 / p95", func(r *model.Results) string {
-		return Seconds(r.Summary.Latency.TTFT.P50) + " / " + Seconds(r.Summary.Latency.TTFT.P95)
+		t := r.Summary.Latency.TTFT
+		return Quantile(t, t.P50) + " / " + Quantile(t, t.P95)
 	})
 	row("queue wait p95 / max", func(r *model.Results) string {
-		return Seconds(r.Summary.Latency.QueueWait.P95) + " / " + Seconds(r.Summary.Latency.QueueWait.Max)
+		q := r.Summary.Latency.QueueWait
+		return Quantile(q, q.P95) + " / " + Quantile(q, q.Max)
 	})
-	row("E2E p95", func(r *model.Results) string { return Seconds(r.Summary.Latency.E2E.P95) })
+	row("E2E p95", func(r *model.Results) string { return Quantile(r.Summary.Latency.E2E, r.Summary.Latency.E2E.P95) })
 	row("throughput req/s", func(r *model.Results) string { return fmt.Sprintf("%.2f", r.Summary.Throughput.RequestsPerS) })
 	row("output tokens/s", func(r *model.Results) string { return fmt.Sprintf("%.0f", r.Summary.Throughput.OutputTokensPerS) })
 	row("goodput (SLO met)", func(r *model.Results) string { return goodputText(r.Summary.Goodput, r.Summary.Goodput.SLOAttainment) })
@@ -63,13 +65,21 @@ func WriteTerminal(w io.Writer, d *Document) error {
 		row("busiest hour", peak(func(r *model.Results, p *model.PeakWindow) string {
 			return Clock(r, p.StartS) + "–" + Clock(r, p.EndS)
 		}))
-		row("busiest-hour TTFT p95", peak(func(_ *model.Results, p *model.PeakWindow) string { return Seconds(p.TTFT.P95) }))
+		row("busiest-hour TTFT p95", peak(func(_ *model.Results, p *model.PeakWindow) string { return Quantile(p.TTFT, p.TTFT.P95) }))
 		row("busiest-hour goodput", peak(func(r *model.Results, p *model.PeakWindow) string {
 			return goodputText(r.Summary.Goodput, p.SLOAttainment)
 		}))
 	}
 	row("cache hit rate", func(r *model.Results) string { return fmt.Sprintf("%.0f%%", 100*r.Summary.Tokens.CacheHitRate) })
-	row("cost", func(r *model.Results) string { return USD(r.Summary.Cost.Total) })
+	costs := make([]float64, len(d.Variants))
+	for i, r := range d.Variants {
+		costs[i] = r.Summary.Cost.Total
+	}
+	costText := map[*model.Results]string{}
+	for i, c := range USDColumn(costs) { // one style across the row
+		costText[d.Variants[i]] = c
+	}
+	row("cost", func(r *model.Results) string { return costText[r] })
 	gatewayRows(d, row)
 	if err := tw.Flush(); err != nil {
 		return err

@@ -44,6 +44,9 @@ func WriteSummaryTerminal(w io.Writer, d *Document) error {
 			if without[v.Variant] && sloFigure(f.Name) {
 				cell = NoSLO
 			}
+			if latencyFigure(f.Name) && noneCompleted(v) {
+				cell = "—" // no request completed in any replication: no latency, not a zero one
+			}
 			if p, ok := v.Figure("refused_attempts_pct"); ok && f.Name == "refused_attempts" && v.Figures[i].Estimate.Mean != 0 {
 				cell += " (" + valueText("%", p.Estimate.Mean, false) + ")"
 			}
@@ -103,6 +106,23 @@ func WriteSummaryTerminal(w io.Writer, d *Document) error {
 // SLOs, which says nothing when no workload sets one.
 func sloFigure(name string) bool {
 	return name == "slo_attainment_pct" || name == "goodput_per_s" || name == figPeakSLO
+}
+
+// latencyFigure reports whether a key figure is a latency percentile,
+// which has no value when no request completed.
+func latencyFigure(name string) bool {
+	switch name {
+	case "ttft_p50_s", "ttft_p95_s", "ttft_p99_s", "e2e_p95_s", "queue_wait_p95_s", figPeakTTFT:
+		return true
+	}
+	return false
+}
+
+// noneCompleted reports whether no replication of a variant completed a
+// request.
+func noneCompleted(v VariantSummary) bool {
+	c, ok := v.Figure("requests_completed")
+	return ok && c.Mean == 0 && c.HalfWidth() == 0
 }
 
 // negligible is the magnitude below which a figure prints as 0.

@@ -49,7 +49,7 @@ func Verdict(r *model.Results) []string {
 		out = append(out, fmt.Sprintf("Other refusals: %s.", topReasons(other, 4)))
 	}
 	if sm.Attempts.Retries > 0 {
-		out = append(out, fmt.Sprintf("Clients retried %s times (%.2f retries per request).", Count(sm.Attempts.Retries), sm.Attempts.RetriesPerRequest))
+		out = append(out, fmt.Sprintf("Clients retried %s (%.2f retries per request).", Plural(sm.Attempts.Retries, "time", "times"), sm.Attempts.RetriesPerRequest))
 	}
 	if lat := sm.Latency; lat.TTFT.Count > 0 {
 		s := fmt.Sprintf("TTFT p50 %s, p95 %s; queue wait p95 %s", Seconds(lat.TTFT.P50), Seconds(lat.TTFT.P95), Seconds(lat.QueueWait.P95))
@@ -62,13 +62,7 @@ func Verdict(r *model.Results) []string {
 		out = append(out, PeakWindowSentence(r, p))
 	}
 	if b := r.Findings.Backlog; b != nil {
-		s := fmt.Sprintf("Backlog peaks at %.0f waiting requests in the interval from %s", b.Peak, Clock(r, b.PeakIntervalS))
-		if b.ClearedS >= 0 {
-			s += fmt.Sprintf(" and clears by %s.", Clock(r, b.ClearedS))
-		} else {
-			s += " and has not cleared by the end of the run."
-		}
-		out = append(out, s)
+		out = append(out, BacklogSentence(r, b))
 	}
 	if sm.Cost.Total > 0 {
 		fixed := ""
@@ -103,15 +97,17 @@ func limitLines(r *model.Results) []string {
 			if l.Scope != "org" {
 				scope = " (" + l.Scope + ")"
 			}
-			s := fmt.Sprintf("%s %s%s limit %s binds: %s attempts refused (429), first at %s, most in the interval from %s; peak use %.0f%% of the limit",
-				b.Name, strings.ToUpper(l.Dimension), scope, LimitValue(l.Limit), Count(l.Rejected),
+			s := fmt.Sprintf("%s %s%s limit %s binds: %s refused (429), first at %s, most in the interval from %s; peak use %.0f%% of the limit",
+				b.Name, strings.ToUpper(l.Dimension), scope, LimitValue(l.Limit), Plural(l.Rejected, "attempt", "attempts"),
 				Clock(r, l.FirstRejectS), Clock(r, l.PeakRejectIntervalS), 100*l.PeakUse)
 			if d := demandText(r, l); d != "" {
 				s += "; " + d
 			}
 			s += "."
 			if many > 1 && first != nil && isRef(first, b.Name, &l) {
-				s = "First to bind: " + s
+				// the first to bind leads, whatever the backends' order
+				out = append([]string{"First to bind: " + s}, out...)
+				continue
 			}
 			out = append(out, s)
 		}
@@ -123,8 +119,8 @@ func limitLines(r *model.Results) []string {
 		out = append(out, fmt.Sprintf("No rate limit refused a request, but %s %s was at %.0f%% of its limit at peak while %s: the excess waited (in the bucket's burst, a client-side queue or a pacer).",
 			b, strings.ToUpper(l.Dimension), 100*l.PeakUse, demandText(r, *l)))
 	} else if l != nil && l.PeakUse > 0 {
-		out = append(out, fmt.Sprintf("No rate limit refused a request; the tightest was %s %s at %.0f%% of its limit at peak (headroom %.1fx).",
-			b, strings.ToUpper(l.Dimension), 100*l.PeakUse, 1/l.PeakUse))
+		out = append(out, fmt.Sprintf("No rate limit refused a request; the tightest was %s %s at %s of its limit at peak (headroom %s).",
+			b, strings.ToUpper(l.Dimension), useText(l.PeakUse), Times(1/l.PeakUse)))
 	}
 	return out
 }
@@ -145,11 +141,20 @@ func demandText(r *model.Results, l model.LimitResult) string {
 func Times(v float64) string {
 	switch {
 	case v >= 10:
-		return fmt.Sprintf("%.0f×", v)
+		return Count(int64(math.Round(v))) + "×"
 	case v >= 1:
 		return fmt.Sprintf("%.1f×", v)
 	}
 	return fmt.Sprintf("%.2f×", v)
+}
+
+// useText is a limit's peak use as a whole percentage, "59%", or to
+// the first figure that shows when that would be 0%: "0.03%".
+func useText(u float64) string {
+	if 100*u < 0.5 {
+		return Percent(u)
+	}
+	return fmt.Sprintf("%.0f%%", 100*u)
 }
 
 // isRef reports whether ref names limit l of backend.
@@ -175,6 +180,31 @@ func Lookup(r *model.Results, ref *model.LimitRef) (string, *model.LimitResult) 
 		}
 	}
 	return "", nil
+}
+
+// smallBacklog is the peak queue, in waiting requests on average over an
+// interval, below which a backlog is a short standing queue rather than
+// a pile of requests that drains.
+const smallBacklog = 10
+
+// BacklogSentence says how deep the queue got and when it cleared. A
+// queue of a few requests that lingers reads as what it is (a standing
+// queue of about that many), not as hours of draining.
+func BacklogSentence(r *model.Results, b *model.Backlog) string {
+	n := int64(math.Round(b.Peak))
+	if b.Peak < smallBacklog {
+		s := fmt.Sprintf("A short queue forms: at most %s on average, in the interval from %s",
+			Plural(n, "waiting request", "waiting requests"), Clock(r, b.PeakIntervalS))
+		if b.ClearedS >= 0 {
+			return s + fmt.Sprintf("; it averages half a request or more until %s.", Clock(r, b.ClearedS))
+		}
+		return s + "; it still averages half a request or more at the end of the run."
+	}
+	s := fmt.Sprintf("Backlog peaks at %s in the interval from %s", Plural(n, "waiting request", "waiting requests"), Clock(r, b.PeakIntervalS))
+	if b.ClearedS >= 0 {
+		return s + fmt.Sprintf(" and clears by %s.", Clock(r, b.ClearedS))
+	}
+	return s + " and has not cleared by the end of the run."
 }
 
 // PeakWindowSentence sets the busiest hour's SLO results beside the
@@ -236,7 +266,7 @@ func clusterLine(b model.BackendResult, findings []model.ClusterFinding) string 
 	s := fmt.Sprintf("%s (%s): running iterations %.0f%% of the time, mean batch %.1f per replica (peak %.0f of max %d), KV %.0f%% used on average",
 		b.Name, GPUs(c), 100*c.Utilization, c.MeanBatch, c.PeakBatch, c.MaxNumSeqs, 100*c.MeanKVUse)
 	if c.Preemptions > 0 {
-		s += fmt.Sprintf(", %s preemptions (KV memory ran out)", Count(c.Preemptions))
+		s += fmt.Sprintf(", %s (KV memory ran out)", Plural(c.Preemptions, "preemption", "preemptions"))
 	}
 	for _, f := range findings {
 		if f.Backend != b.Name {

@@ -67,7 +67,7 @@ func TestVerdictWithoutRefusalsNamesDemandHeldBack(t *testing.T) {
 		t.Errorf("verdict:\n%s\nlacks %q", got, want)
 	}
 	r.Backends[0].Limits[0].PeakUse, r.Backends[0].Limits[0].PeakDemand = 0.5, 0.5
-	if got := strings.Join(Verdict(r), "\n"); !strings.Contains(got, "the tightest was fast RPM at 50% of its limit at peak (headroom 2.0x)") {
+	if got := strings.Join(Verdict(r), "\n"); !strings.Contains(got, "the tightest was fast RPM at 50% of its limit at peak (headroom 2.0×)") {
 		t.Errorf("verdict:\n%s", got)
 	}
 }

@@ -201,6 +201,7 @@ var contexts = map[string][]Override{
 	"cluster[].routing.weights.session":         {{"cluster.gpu.routing.policy", "weighted"}},
 	"cluster[].step.interconnect_efficiency":    {{"cluster.gpu.tensor_parallel", 2}},
 	"cluster[].step.collective_latency":         {{"cluster.gpu.tensor_parallel", 2}},
+	"cluster[].step.all_reduce":                 {{"cluster.gpu.tensor_parallel", 2}},
 	"gateway.outage[].local_fraction":           {{"gateway.tenant.acme.units_per_min", 2_000_000}, {"gateway.tenant.acme.burst", 1_000_000}},
 	"provider[].cache.enabled":                  {{"workload.chat.route", "api"}},
 	"provider[].cache.min_tokens":               {{"workload.chat.route", "api"}},

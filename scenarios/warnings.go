@@ -12,11 +12,13 @@ import (
 	"github.com/headroom-sim/headroom/workloads"
 )
 
-// Warning is a default the scenario left in place that changes the answer:
-// a provider without a latency model answers at once, one without prices
+// Warning is a default the scenario left in place that changes the answer
+// (a provider without a latency model answers at once, one without prices
 // costs nothing, a workload without max_tokens reserves the provider's
-// max_output. It is not an error (--strict makes it one), but a planner
-// should know.
+// max_output, an unpriced prompt cache bills its tokens at $0), or a value
+// that is valid but probably a slip (a bare number for a duration is
+// seconds, a rate curve that stops before the horizon). It is not an error
+// (--strict makes it one), but a planner should know.
 type Warning struct {
 	File    string
 	Line    int

@@ -41,7 +41,7 @@ func (s *Scenario) inputWarnings(d *Scenario, c model.Config) []Warning {
 		}
 		if m, ok := median(tk.Output); ok && tk.MaxTokens > 0 && m > float64(tk.MaxTokens) {
 			add(at+".tokens.max_tokens", fmt.Sprintf("%d tokens is less than the output's median (%s), so more than half the answers are cut to %d tokens; "+
-				"output is what the model would write uncut: check both", tk.MaxTokens, tokenCount(m), tk.MaxTokens))
+				"output is what the model would write uncut and max_tokens the cap the client sends, so if the cut is not meant, lower output or raise max_tokens", tk.MaxTokens, tokenCount(m), tk.MaxTokens))
 		}
 	}
 	for i, p := range c.Providers {
@@ -54,7 +54,7 @@ func (s *Scenario) inputWarnings(d *Scenario, c model.Config) []Warning {
 			if kv.v > 0 && kv.v < minPrice && inTree(d.tree, at+kv.key) {
 				num := strconv.FormatFloat(kv.v, 'f', -1, 64)
 				add(at+kv.key, fmt.Sprintf("%s USD per million tokens is below $%g per million: prices are per million tokens, "+
-					"so a price per token of $%s is %s here", num, minPrice, num, strconv.FormatFloat(kv.v*1e6, 'g', 6, 64)))
+					"so if $%s is per token, write %s", num, minPrice, num, strconv.FormatFloat(kv.v*1e6, 'g', 6, 64)))
 			}
 		}
 		if pr.CacheRead > pr.Input && pr.Input > 0 {

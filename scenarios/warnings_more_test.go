@@ -155,7 +155,7 @@ func TestWarningsSuspiciousInput(t *testing.T) {
 		{"shared prefix above the median", edits(t, "shared_prefix = 1800", "shared_prefix = 18000"), `w.toml:4: workload "bot".tokens.shared_prefix: 18000 tokens is more than the input's median (2500 tokens), so more than half the prompts are raised to 18000 tokens`},
 		{"max_tokens below the median", edits(t, "max_tokens = 800", "max_tokens = 10"), `w.toml:4: workload "bot".tokens.max_tokens: 10 tokens is less than the output's median (250 tokens), so more than half the answers are cut to 10 tokens`},
 		{"a price per token", edits(t, "input = 2.5,", "input = 0.0000025,", "cache_read = 1.25", "cache_read = 0.000001", "cache_write = 2.5", "cache_write = 0.0000025"),
-			`w.toml:12: provider "gpt".price.input: 0.0000025 USD per million tokens is below $0.001 per million: prices are per million tokens, so a price per token of $0.0000025 is 2.5 here`},
+			`w.toml:12: provider "gpt".price.input: 0.0000025 USD per million tokens is below $0.001 per million: prices are per million tokens, so if $0.0000025 is per token, write 2.5`},
 		{"cache_read above input", edits(t, "cache_read = 1.25", "cache_read = 12.5"), `w.toml:12: provider "gpt".price.cache_read: 12.5 is above input (2.5): reading a token from the cache costs more than sending it uncached`},
 	} {
 		got := warningsOf(t, c.src, nil)
@@ -214,5 +214,13 @@ func TestWarningsOverrideDurations(t *testing.T) {
 	}
 	if got := warningsOf(t, file, []scenarios.Override{{Path: tpot, Value: "15ms"}}); got != "" {
 		t.Errorf("replaced by --set: %s", got)
+	}
+	if got := warningsOf(t, file, []scenarios.Override{{Path: "provider.gpt.latency", Value: map[string]any{"tpot": map[string]any{"mean": "15ms"}}}}); got != "" {
+		t.Errorf("replaced by a --set table: %s", got)
+	}
+	// A table for a plain table updates only the keys it names: the file's
+	// tpot.mean = 15 is still in effect, and still warned about.
+	if got := warningsOf(t, file, []scenarios.Override{{Path: "provider.gpt.latency", Value: map[string]any{"ttft": map[string]any{"base": "1s"}}}}); !strings.HasPrefix(got, `w.toml:11: provider "gpt".latency.tpot.mean: `+bare) {
+		t.Errorf("a --set table beside it: %q", got)
 	}
 }

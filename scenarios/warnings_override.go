@@ -11,8 +11,8 @@ import (
 // --param) give for durations, at the edit, as bareDurations does for the
 // file: --set provider.gpt.latency.tpot.mean=15 is 15 seconds per token.
 // An edit marked exact (a flag's value, already in seconds) is left alone.
-// It also returns the canonical paths the edits set, whose values in the
-// file no longer apply.
+// It also returns the canonical paths whose values in the file the edits
+// replace, which no longer apply.
 func (s *Scenario) editDurations(edits []edit) (out []Warning, set []string) {
 	for _, e := range edits {
 		if e.path == "" {
@@ -22,9 +22,13 @@ func (s *Scenario) editDurations(edits []edit) (out []Warning, set []string) {
 		if msg != "" {
 			continue // derive reports it
 		}
-		set = append(set, canon)
 		t, ok := typeAt(canon)
-		if e.exact || !ok {
+		if !ok {
+			set = append(set, canon)
+			continue
+		}
+		set = replacedPaths(set, canon, t, normalize(e.value), e.replace)
+		if e.exact {
 			continue
 		}
 		walkDurations(normalize(e.value), t, canon, func(path string, n float64) {
@@ -36,6 +40,28 @@ func (s *Scenario) editDurations(edits []edit) (out []Warning, set []string) {
 		})
 	}
 	return out, set
+}
+
+// replacedPaths adds to list the canonical paths whose values an edit of
+// v at path (of schema type t) replaces, as setPath applies it: a table
+// given for a plain table updates only the keys it names, anything else
+// replaces the whole value.
+func replacedPaths(list []string, path string, t reflect.Type, v any, replace bool) []string {
+	t = deref(t)
+	m, isTable := v.(map[string]any)
+	if replace || !isTable || t.Kind() != reflect.Struct || schema.IsScalar(t) {
+		return append(list, path)
+	}
+	fields, err := schema.Fields(t)
+	if err != nil {
+		return append(list, path)
+	}
+	for _, f := range fields {
+		if x, ok := m[f.Key]; ok {
+			list = replacedPaths(list, schema.JoinPath(path, f.Key), f.Type, x, false)
+		}
+	}
+	return list
 }
 
 // paramDurations is editDurations for the values of sweep parameters.

@@ -250,6 +250,16 @@ func resolveHardware(cal *report.Calibration, o calibrateOptions) error {
 	return nil
 }
 
+// hasPrefill reports whether a usable prefill (or mixed) step is among ms.
+func hasPrefill(ms []perf.Measurement) bool {
+	for _, m := range ms {
+		if m.Suspect == "" && m.Part != perf.PartLinear && (m.Batch.Prefill > 0 || m.Batch.PrefillSeqs > 0) {
+			return true
+		}
+	}
+	return false
+}
+
 func fromWhat(file bool, flag, what string) string {
 	if file {
 		return "the file's " + what + " name"
@@ -294,6 +304,13 @@ func fitModels(cal *report.Calibration, o calibrateOptions) error {
 			return badInput("%s: %s", cal.Path, msg)
 		default:
 			cal.Table = &report.CalibrationTable{Table: t, Points: pe}
+			if h := cal.Hardware; h != nil && !hasPrefill(cal.Measurements) {
+				// No prefill measured: price prompts as the catalogue's
+				// roofline does (a 2,048-token prompt), and say so.
+				r := perf.DefaultRoofline(h.GPU, h.Model, cal.TP)
+				cal.Table.Table.PrefillPerToken = r.PromptTokenTime(2048)
+				cal.Table.PrefillFromCatalogue = true
+			}
 		}
 	}
 	return nil

@@ -3,6 +3,7 @@ package main
 import (
 	"errors"
 	"io"
+	"slices"
 	"strings"
 
 	"github.com/headroom-sim/headroom/model/loadtest"
@@ -71,7 +72,13 @@ func calibrateLoadTest(paths []string, o calibrateOptions, stdout io.Writer) err
 	for _, n := range notes {
 		io.WriteString(stdout, "  note: "+n+"\n")
 	}
-	cal := &report.Calibration{Path: strings.Join(paths, ", "), Format: perf.Format(levels[0].Tool + " load test"), Measurements: ms, TP: max(o.tp, 1)}
+	var tools []string
+	for _, l := range levels {
+		if !slices.Contains(tools, l.Tool) {
+			tools = append(tools, l.Tool)
+		}
+	}
+	cal := &report.Calibration{Path: strings.Join(paths, ", "), Format: perf.Format(strings.Join(tools, " and ") + " load test"), Measurements: ms, TP: max(o.tp, 1)}
 	if err := resolveHardware(cal, o); err != nil {
 		return err
 	}

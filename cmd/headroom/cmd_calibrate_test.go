@@ -407,7 +407,7 @@ func TestCatalogue(t *testing.T) {
 		if code != exitOK || stderr != "" {
 			t.Fatalf("%s: exit %d, stderr %s", cmd, code, stderr)
 		}
-		for _, want := range []string{"H100-SXM", "3350", "llama-3.1-8b", "131072 (128 KiB)", "gpu_spec", "model_spec"} {
+		for _, want := range []string{"H100-SXM", "3350", "llama-3.1-8b", "131072 (128 KiB)", "70272 (68.6 KiB)", "gpu_spec", "model_spec"} {
 			if !strings.Contains(stdout, want) {
 				t.Errorf("%s lacks %q:\n%s", cmd, want, stdout)
 			}
@@ -494,5 +494,25 @@ func TestCalibrateVidurProfile(t *testing.T) {
 	// The shape must be the model's.
 	if code, _, stderr := cli(t, "calibrate", path, "--gpu", "H100-SXM", "--served-model", "llama-3.1-8b"); code != exitBadInput || !strings.Contains(stderr, "not llama-3.1-8b's") {
 		t.Errorf("wrong model: exit %d, %s", code, stderr)
+	}
+}
+
+// TestCalibrateSaysTheStepsAreFasterThanTheHardware: the synthetic steps
+// ran on two GPUs; read as one, both efficiencies go to their upper bound,
+// and the report says the measurements are faster than the stated hardware
+// can be and asks about --tp, instead of printing 1 as fitted.
+func TestCalibrateSaysTheStepsAreFasterThanTheHardware(t *testing.T) {
+	code, stdout, stderr := cli(t, "calibrate", syntheticCSV, "--gpu", synthGPU, "--served-model", synthModel, "--kind", "roofline")
+	if code != exitOK {
+		t.Fatalf("exit %d: %s", code, stderr)
+	}
+	for _, p := range []string{"compute_efficiency", "bandwidth_efficiency"} {
+		want := p + " held at its default"
+		if !strings.Contains(stdout, want) || !strings.Contains(stdout, "the measurements are faster than 1 × H100-SXM serving llama-3.1-8b can be: were they taken on more GPUs (--tp)") {
+			t.Errorf("output lacks %q and the --tp question:\n%s", want, stdout)
+		}
+		if strings.Contains(stdout, "\n"+p+" = 1\n") {
+			t.Errorf("%s printed as fitted at its bound:\n%s", p, stdout)
+		}
 	}
 }

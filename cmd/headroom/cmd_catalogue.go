@@ -88,10 +88,11 @@ func cmdCatalogue(args []string, stdout, stderr io.Writer) error {
 // billions prints a parameter count as "8.03B".
 func billions(n float64) string { return strconv.FormatFloat(n/1e9, 'f', -1, 64) + "B" }
 
-// kvBytes prints bytes with their KiB value when whole: "131072 (128 KiB)".
+// kvBytes prints bytes with their KiB value: "131072 (128 KiB)", or to
+// one decimal when not whole: "70272 (68.6 KiB)".
 func kvBytes(n float64) string {
 	if k := n / 1024; k == float64(int64(k)) {
 		return fmt.Sprintf("%g (%g KiB)", n, k)
 	}
-	return fmt.Sprintf("%g", n)
+	return fmt.Sprintf("%g (%.1f KiB)", n, n/1024)
 }

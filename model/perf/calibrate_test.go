@@ -537,3 +537,70 @@ func TestReadStepCSVErrors(t *testing.T) {
 		t.Errorf("default prefill_seqs: %+v", ms[0].Batch)
 	}
 }
+
+// With the default free set, what the points cannot tell is held at the
+// start's (default) value with its reason, never fitted: no compute-bound
+// point holds the compute efficiency, more parameters than points hold
+// the next in holdOrder, and a parameter the fit pushes to a bound is held
+// and the rest refitted, so no free parameter ends on a bound.
+func TestFitHoldsWhatThePointsCannotTell(t *testing.T) {
+	start := DefaultRoofline(mustGPU(t, "H100-SXM"), mustModel(t, "llama-3.1-8b"), 1)
+	// Two decode levels whose steps grow far faster with the batch than
+	// the hardware explains (as Little's law gives them when prefill
+	// chunks ride along).
+	ms := []Measurement{
+		{Batch: Batch{Decode: 7, Context: 7 * 2075}, Seconds: 0.015},
+		{Batch: Batch{Decode: 14, Context: 14 * 1100}, Seconds: 0.035},
+	}
+	f, err := FitRooflineWith(start, ms, FitOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	why := map[Param]HoldReason{}
+	for _, h := range f.Held {
+		why[h.Param] = h.Reason
+	}
+	want := map[Param]HoldReason{ParamComputeEff: HoldNotComputeBound, ParamBandwidthEff: HoldTooFewPoints, ParamOverheadPerSeq: HoldOnBound}
+	for p, r := range want {
+		if why[p] != r {
+			t.Errorf("%v: held for %d, want %d (held: %+v)", p, why[p], r, f.Held)
+		}
+	}
+	if len(f.Free) > len(ms) || len(f.AtBounds) > 0 {
+		t.Errorf("free %v for %d points, on a bound %+v", f.Free, len(ms), f.AtBounds)
+	}
+	if f.Roofline.ComputeEff != DefaultComputeEff || f.Roofline.BandwidthEff != DefaultBandwidthEff || f.Roofline.OverheadPerSeq != DefaultOverheadPerSeq {
+		t.Errorf("held parameters moved: %+v", f.Roofline)
+	}
+	// Steps faster than the hardware can go (a 2-GPU engine read as one):
+	// both efficiencies end on their upper bound and are held.
+	two := start
+	two.TP, two.ComputeEff, two.BandwidthEff, two.Overhead = 2, 0.6, 0.75, 0.003
+	two.Prepare()
+	var fast []Measurement
+	for _, b := range []Batch{{Decode: 1, Context: 500}, {Decode: 64, Context: 64 * 2000}, {Decode: 256, Context: 256 * 500},
+		{PrefillSeqs: 1, Prefill: 2048, Context: 2048}, {PrefillSeqs: 1, Prefill: 8192, Context: 8192}, {PrefillSeqs: 4, Prefill: 4096, Context: 4096}} {
+		fast = append(fast, Measurement{Batch: b, Seconds: two.StepTime(b)})
+	}
+	f, err = FitRooflineWith(start, fast, FitOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	n := 0
+	for _, h := range f.Held {
+		if h.Reason == HoldOnBound && h.At.Upper && (h.Param == ParamComputeEff || h.Param == ParamBandwidthEff) {
+			n++
+		}
+	}
+	if n != 2 {
+		t.Errorf("steps of two GPUs fitted as one: held %+v, want both efficiencies on their upper bound", f.Held)
+	}
+	// With an explicit free set nothing is held: bounds are reported.
+	f, err = FitRooflineWith(start, fast, FitOptions{Free: []Param{ParamComputeEff, ParamBandwidthEff, ParamOverhead}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(f.Held) != 0 || len(f.AtBounds) == 0 {
+		t.Errorf("explicit free set: held %+v, on a bound %+v", f.Held, f.AtBounds)
+	}
+}

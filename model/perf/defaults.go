@@ -12,9 +12,12 @@ package perf
 //     kernel launches and small-GEMM latency per layer.
 //   - DefaultCollectiveLatency from Splitwise's end-to-end profiles of
 //     Llama-2-70B on DGX-A100 and DGX-H100 at TP 2, 4 and 8: how the step
-//     grows with the tensor-parallel degree, 6.7 µs per ring step, fitted
-//     with that engine's own per-layer and per-sequence costs (187 µs and
-//     270 µs) as free parameters.
+//     grows with the tensor-parallel degree, 7.11 µs per ring step (that
+//     2023 engine's all-reduce is a ring), fitted with its own per-layer
+//     and per-sequence costs (164 µs and 276 µs) as free parameters. The
+//     default roofline pays it once an all-reduce on NVLink (AllReduceAuto:
+//     the one-shot kernels of current engines, whose small-message time
+//     hardly grows with TP) and per ring step over PCIe.
 //
 // Those two engine costs of Splitwise's 2023 engine are not defaults: they
 // are its software, not the hardware, and no engine-neutral data tells a

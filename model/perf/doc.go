@@ -27,8 +27,9 @@
 // sequence; the linear layers' compute and weight reads joined by a knee
 // (max, or the smooth sqrt(C² + M²)); the element-wise kernels' activation
 // traffic (norms, rotary embedding, activation, residual add); prefill attention as compute; decode
-// attention and KV writes as memory traffic; and the tensor-parallel ring
-// all-reduces (a latency per ring step plus bytes over the link). Weights
+// attention and KV writes as memory traffic; and the tensor-parallel
+// all-reduces (a latency once an all-reduce on NVLink, per ring step over
+// PCIe or with AllReduceRing, plus a ring's bytes over the link). Weights
 // and KV have their own dtypes, FP8 weights run at the FP8 rate, and a
 // mixture of experts reads the share of its experts a batch touches. See
 // Roofline for the formula and its assumptions; DefaultRoofline gives the

@@ -39,6 +39,9 @@ func (p Param) String() string {
 func (p Param) IsTime() bool { return p >= ParamOverhead && p <= ParamCollectiveLatency }
 
 // get and set read and write a parameter of r.
+// Get is p's value in r.
+func (p Param) Get(r *Roofline) float64 { return p.get(r) }
+
 func (p Param) get(r *Roofline) float64 {
 	switch p {
 	case ParamComputeEff:
@@ -128,9 +131,45 @@ type RooflineFit struct {
 	CV []PointError
 	// Folds is the number of cross-validation folds used.
 	Folds int
-	// AtBounds lists the parameters that ended on a bound.
+	// AtBounds lists the parameters that ended on a bound (with an
+	// explicit free set; the default one holds them instead, see Held).
 	AtBounds []AtBound
+	// Held lists the parameters the default free set would fit but that
+	// were held at the start's values, and why (they are in Fixed too).
+	Held []Held
 }
+
+// HoldReason is why a parameter was held at its start value.
+type HoldReason uint8
+
+const (
+	// HoldNotComputeBound: no point is compute-bound, so the compute
+	// efficiency would be only a bound.
+	HoldNotComputeBound HoldReason = iota + 1
+	// HoldNotMemoryBound: no point is memory-bound, likewise for the
+	// bandwidth efficiency.
+	HoldNotMemoryBound
+	// HoldTooFewPoints: more parameters than points.
+	HoldTooFewPoints
+	// HoldOnBound: fitted, it ended on a bound (At), so the data push it
+	// past what the model allows and its value would stand for something
+	// else; the others were refitted without it.
+	HoldOnBound
+)
+
+// Held is a parameter held at its start value and why.
+type Held struct {
+	Param  Param
+	Reason HoldReason
+	// At is where the fit put it, for HoldOnBound.
+	At AtBound
+}
+
+// holdOrder is the order in which parameters are held when there are
+// more of them than points: the efficiencies first (the catalogue's are
+// better known than a few points tell), the per-step overhead last.
+var holdOrder = []Param{ParamComputeEff, ParamBandwidthEff, ParamInterconnectEff, ParamCollectiveLatency,
+	ParamOverheadPerSeq, ParamElementwiseEff, ParamOverheadPerLayer, ParamOverhead}
 
 // FitBounds returns the default bounds: efficiencies in [0.05, 1], the
 // per-step overhead up to the smallest measured step, the per-layer cost up
@@ -166,7 +205,9 @@ func FitBounds(r Roofline, ms []Measurement) map[Param]Bound {
 // constant with the per-step overhead and the second one term with the
 // compute time per token; the
 // collective latency and link efficiency need points at more than one
-// tensor-parallel degree above 1, else they are constant with the overhead.
+// tensor-parallel degree above 1, else they are constant with the overhead
+// (and the latency a ring all-reduce, whose steps grow with TP: a one-shot
+// all-reduce's is constant with it at every TP).
 func DefaultFree(start Roofline, ms []Measurement) (free, fixed []Param) {
 	steps, linear := false, false
 	seqs := map[int]bool{}
@@ -202,7 +243,10 @@ func DefaultFree(start Roofline, ms []Measurement) (free, fixed []Param) {
 	add(linear, ParamOverheadPerLayer)
 	add(linear, ParamElementwiseEff)
 	add(steps && len(seqs) > 1, ParamOverheadPerSeq)
-	add(steps && len(tps) > 1, ParamCollectiveLatency)
+	// A one-shot all-reduce's latency is the same at every TP, one constant
+	// with the overhead; a ring's grows with TP.
+	ring := len(tps) > 1 && start.AllReduce.hops(start.GPU, 4) != start.AllReduce.hops(start.GPU, 2)
+	add(steps && ring, ParamCollectiveLatency)
 	add(steps && len(tps) > 1, ParamInterconnectEff)
 	return free, fixed
 }
@@ -242,8 +286,31 @@ func FitRooflineWith(start Roofline, ms []Measurement, o FitOptions) (RooflineFi
 	}
 	free, fixed := o.Free, []Param(nil)
 	var zeroed []Param
-	if len(free) == 0 {
+	var held []Held
+	auto := len(free) == 0
+	hold := func(p Param, why HoldReason, at AtBound) {
+		if i := slices.Index(free, p); i >= 0 {
+			free = slices.Delete(free, i, i+1)
+			fixed = append(fixed, p)
+			held = append(held, Held{Param: p, Reason: why, At: at})
+		}
+	}
+	if auto {
 		free, fixed = DefaultFree(start, pts)
+		// An efficiency whose regime no point is in is only a bound, and
+		// more parameters than points are not determined.
+		compute, memory := regimes(start, pts)
+		if !compute {
+			hold(ParamComputeEff, HoldNotComputeBound, AtBound{})
+		}
+		if !memory {
+			hold(ParamBandwidthEff, HoldNotMemoryBound, AtBound{})
+		}
+		for _, p := range holdOrder {
+			if len(free) > len(pts) {
+				hold(p, HoldTooFewPoints, AtBound{})
+			}
+		}
 		// Held per-step costs that the points cannot tell from the
 		// per-step overhead start at zero, so the overhead takes all of it
 		// rather than hitting its lower bound under the defaults.
@@ -276,22 +343,27 @@ func FitRooflineWith(start Roofline, ms []Measurement, o FitOptions) (RooflineFi
 		}
 		bounds[p] = b
 	}
-	fitted, err := fitPoints(start, pts, free, bounds)
-	if err != nil {
-		return RooflineFit{}, err
-	}
-	out := RooflineFit{Roofline: fitted, Free: free, Fixed: fixed, Zeroed: zeroed, Points: pointErrors(&fitted, pts)}
-	for _, p := range free {
-		b := bounds[p]
-		v := p.get(&fitted)
-		tol := 0.01 * (b.Hi - b.Lo)
-		switch {
-		case v >= b.Hi-tol:
-			out.AtBounds = append(out.AtBounds, AtBound{Param: p, Value: v, Upper: true, Bound: b.Hi})
-		case v <= b.Lo+tol:
-			out.AtBounds = append(out.AtBounds, AtBound{Param: p, Value: v, Bound: b.Lo})
+	// With the default free set, a parameter that ends on a bound is held
+	// at its start value (the default) and the others refitted, until
+	// none does.
+	var fitted Roofline
+	var ats []AtBound
+	for {
+		fitted = start
+		if len(free) > 0 {
+			if fitted, err = fitPoints(start, pts, free, bounds); err != nil {
+				return RooflineFit{}, err
+			}
+		}
+		ats = atBounds(&fitted, free, bounds)
+		if !auto || len(ats) == 0 {
+			break
+		}
+		for _, a := range ats {
+			hold(a.Param, HoldOnBound, a)
 		}
 	}
+	out := RooflineFit{Roofline: fitted, Free: free, Fixed: fixed, Zeroed: zeroed, Points: pointErrors(&fitted, pts), AtBounds: ats, Held: held}
 	folds := o.Folds
 	if folds == 0 {
 		folds = 5
@@ -312,7 +384,10 @@ func FitRooflineWith(start Roofline, ms []Measurement, o FitOptions) (RooflineFi
 			for i, j := range train {
 				tr[i] = pts[j]
 			}
-			r, err := fitPoints(start, tr, free, bounds)
+			r := start
+			if len(free) > 0 {
+				r, err = fitPoints(start, tr, free, bounds)
+			}
 			if err != nil {
 				return RooflineFit{}, fmt.Errorf("perf: cross-validation fold %d: %w", f+1, err)
 			}
@@ -322,6 +397,48 @@ func FitRooflineWith(start Roofline, ms []Measurement, o FitOptions) (RooflineFi
 		}
 	}
 	return out, nil
+}
+
+// atBounds lists the free parameters of r on (within 1% of the range of)
+// a bound.
+func atBounds(r *Roofline, free []Param, bounds map[Param]Bound) []AtBound {
+	var out []AtBound
+	for _, p := range free {
+		b := bounds[p]
+		v := p.get(r)
+		tol := 0.01 * (b.Hi - b.Lo)
+		switch {
+		case v >= b.Hi-tol:
+			out = append(out, AtBound{Param: p, Value: v, Upper: true, Bound: b.Hi})
+		case v <= b.Lo+tol:
+			out = append(out, AtBound{Param: p, Value: v, Bound: b.Lo})
+		}
+	}
+	return out
+}
+
+// regimes reports whether some point is compute-bound and some
+// memory-bound at start's efficiencies.
+func regimes(start Roofline, pts []Measurement) (compute, memory bool) {
+	for _, m := range pts {
+		r := start
+		if m.TP > 0 {
+			r.TP = m.TP
+		}
+		r.k = coeffs{}
+		var c, mem float64
+		if m.Part == PartLinear {
+			c, mem = r.blockLinear(m.Batch)
+		} else {
+			c, mem = r.ComputeTime(m.Batch), r.MemoryTime(m.Batch)
+		}
+		if c > mem {
+			compute = true
+		} else {
+			memory = true
+		}
+	}
+	return compute, memory
 }
 
 // unitPoint is a measurement's roofline terms at unit efficiencies and
@@ -349,7 +466,7 @@ func unitPoints(start Roofline, pts []Measurement) []unitPoint {
 		}
 		colls := 0.0
 		if u.TP > 1 {
-			colls = 2 * float64(u.Model.Layers) * 2 * float64(u.TP-1)
+			colls = 2 * float64(u.Model.Layers) * u.AllReduce.hops(u.GPU, float64(u.TP))
 		}
 		out[i] = unitPoint{c: p.LinearCompute, m: p.LinearMemory, ew: p.Elementwise, attn: p.Attention, kv: p.KV, comm: p.Comm,
 			colls: colls, layers: float64(u.Model.Layers), seqs: float64(m.Batch.Seqs()), linear: m.Part == PartLinear, y: m.Seconds}

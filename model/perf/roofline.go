@@ -3,6 +3,7 @@ package perf
 import (
 	"fmt"
 	"math"
+	"strings"
 )
 
 // Batch is what one engine iteration processes.
@@ -73,7 +74,15 @@ type StepModel interface {
 //	Eew   = N·Layers·ew(TP)·2 bytes / (bandwidth·ElementwiseEff)                  (per GPU)
 //	Cattn = 4·Layers·Heads·HeadDim·prefill pairs / (BF16 peak·ComputeEff·TP)
 //	Mkv   = (Context − prefill context + N)·KV bytes per token of the group / (bandwidth·BandwidthEff·TP)
-//	Comm  = 2·Layers·2(TP−1)·(CollectiveLatency + N·Hidden·2 bytes / (TP·link·InterconnectEff))   (0 at TP 1)
+//	Comm  = 2·Layers·(hops·CollectiveLatency + 2(TP−1)·N·Hidden·2 bytes / (TP·link·InterconnectEff))   (0 at TP 1)
+//
+// hops is the latency steps of one all-reduce (see AllReduce): 1 for the
+// one-shot kernels engines run on NVLink and NVSwitch (vLLM's custom
+// all-reduce, TensorRT-LLM's one-shot and two-shot kernels, NCCL NVLS), whose
+// small-message time hardly grows with TP; 2(TP−1) for a ring, NCCL's
+// algorithm over PCIe. The bytes are a ring's (also two-shot's) whatever the
+// algorithm: engines switch to it for the large messages of prefill, where
+// bandwidth rules.
 //
 // ActiveBlock and DenseBlock are the transformer blocks' parameters used per
 // token (all of them for a dense model), Head the LM head (applied only to
@@ -129,9 +138,12 @@ type Roofline struct {
 	// OverheadPerSeq is a cost per sequence and step in seconds (sampling,
 	// input preparation, detokenisation).
 	OverheadPerSeq float64
-	// CollectiveLatency is the fixed time of one step of a ring all-reduce
-	// in seconds; an all-reduce over TP GPUs takes 2(TP−1) steps.
+	// CollectiveLatency is the fixed time of one latency step of an
+	// all-reduce in seconds: a one-shot all-reduce takes one, a ring over TP
+	// GPUs 2(TP−1) (see AllReduce).
 	CollectiveLatency float64
+	// AllReduce is the all-reduce algorithm whose latency steps are paid.
+	AllReduce AllReduce
 	// InterconnectEff is the achieved fraction of the GPU link's
 	// bandwidth in an all-reduce, in (0, 1].
 	InterconnectEff float64
@@ -141,6 +153,47 @@ type Roofline struct {
 	ElementwiseEff float64
 
 	k coeffs // precomputed by Prepare; zero means compute on each call
+}
+
+// AllReduce is how a tensor-parallel all-reduce pays CollectiveLatency.
+type AllReduce uint8
+
+const (
+	// AllReduceAuto is one-shot on NVLink, NVSwitch and Infinity Fabric
+	// and a ring on a GPU whose link is PCIe (or an NVLink bridge of pairs,
+	// beyond two GPUs): vLLM's and TensorRT-LLM's custom all-reduce kernels
+	// need peer links between every pair of ranks and fall back to NCCL's
+	// ring without them.
+	AllReduceAuto AllReduce = iota
+	// AllReduceOneShot pays CollectiveLatency once per all-reduce, whatever
+	// the TP: every GPU reads its peers' partial sums in one step.
+	AllReduceOneShot
+	// AllReduceRing pays it 2(TP−1) times: a ring's reduce-scatter and
+	// all-gather steps (NCCL's ring, and the 2023 engine of Splitwise's
+	// profiles, whose steps the default latency is fitted to).
+	AllReduceRing
+)
+
+// AllReduceNames are the algorithms' names in a scenario, by value.
+var AllReduceNames = [...]string{"auto", "one-shot", "ring"}
+
+// String is the algorithm's name in a scenario.
+func (a AllReduce) String() string {
+	if int(a) < len(AllReduceNames) {
+		return AllReduceNames[a]
+	}
+	return fmt.Sprintf("AllReduce(%d)", a)
+}
+
+// hops is the latency steps of one all-reduce over tp GPUs of g.
+func (a AllReduce) hops(g GPU, tp float64) float64 {
+	// Auto: the ring where the GPUs lack peer links to every other rank (a
+	// PCIe card, or NVLink bridges between pairs at more than two).
+	pcie := strings.HasPrefix(g.Interconnect, "PCIe") || strings.Contains(g.Interconnect, "pairs") && tp > 2
+	if a == AllReduceRing || (a == AllReduceAuto && pcie) {
+		return 2 * (tp - 1)
+	}
+	return 1
 }
 
 // coeffs are a roofline's per-step constants, so that StepTime is a few
@@ -203,13 +256,13 @@ func (r *Roofline) coeffs() coeffs {
 		mKV:     m.KVGroupBytesPerToken(r.TP) / bw,
 		ew:      float64(m.Layers) * m.elementwiseElems(r.TP) * activationBytes / (g.BandwidthGBs * 1e9 * r.elementwiseEff()),
 	}
-	if r.TP > 1 && g.InterconnectGBs > 0 {
-		link := g.InterconnectGBs * 1e9 * r.interconnectEff()
+	if r.TP > 1 {
 		colls := 2 * float64(m.Layers)
-		k.commFixed = colls * 2 * (tp - 1) * r.CollectiveLatency
-		k.commTok = colls * 2 * (tp - 1) / tp * float64(m.Hidden) * 2 / link
-	} else if r.TP > 1 {
-		k.commFixed = 2 * float64(m.Layers) * 2 * (tp - 1) * r.CollectiveLatency
+		k.commFixed = colls * r.AllReduce.hops(g, tp) * r.CollectiveLatency
+		if g.InterconnectGBs > 0 {
+			link := g.InterconnectGBs * 1e9 * r.interconnectEff()
+			k.commTok = colls * 2 * (tp - 1) / tp * float64(m.Hidden) * 2 / link
+		}
 	}
 	return k
 }
@@ -521,6 +574,17 @@ func (r *Roofline) DecodeSpan(d int, ctx0 float64, dts []float64) {
 	}
 }
 
+// PromptTokenTime is the time one more prompt token adds to a step that
+// prefills one fresh n-token prompt: (StepTime(n) − StepTime(1)) / (n − 1).
+func (r *Roofline) PromptTokenTime(n int) float64 {
+	if n < 2 {
+		n = 2
+	}
+	one := r.StepTime(Batch{PrefillSeqs: 1, Prefill: 1, Context: 1})
+	all := r.StepTime(Batch{PrefillSeqs: 1, Prefill: n, Context: float64(n)})
+	return (all - one) / float64(n-1)
+}
+
 // Validate reports a roofline that cannot produce finite step times: a GPU
 // without TFLOPS or bandwidth, a model without parameters, efficiencies
 // outside [0, 1] (0 meaning 1), a negative or infinite time, a negative TP.
@@ -532,6 +596,8 @@ func (r *Roofline) Validate() error {
 		return fmt.Errorf("perf: roofline model %q needs positive Params, ActiveParams (at most Params) and DtypeBytes", r.Model.Name)
 	case r.TP < 0:
 		return fmt.Errorf("perf: roofline TP %d is negative", r.TP)
+	case int(r.AllReduce) >= len(AllReduceNames):
+		return fmt.Errorf("perf: roofline AllReduce %d unknown", r.AllReduce)
 	case !(r.ComputeEff >= 0 && r.ComputeEff <= 1):
 		return fmt.Errorf("perf: roofline ComputeEff %g outside (0, 1]", r.ComputeEff)
 	case !(r.BandwidthEff >= 0 && r.BandwidthEff <= 1):

@@ -143,6 +143,7 @@ func genRoofline(t *rapid.T) Roofline {
 		ComputeEff:   rapid.Float64Range(0.01, 1).Draw(t, "ce"),
 		BandwidthEff: rapid.Float64Range(0.01, 1).Draw(t, "be"),
 		Overhead:     rapid.Float64Range(0, 0.05).Draw(t, "overhead"),
+		AllReduce:    AllReduce(rapid.IntRange(0, len(AllReduceNames)-1).Draw(t, "allreduce")),
 	}
 }
 
@@ -261,5 +262,40 @@ func TestElementwiseStaysSixteenBit(t *testing.T) {
 	want := (7*4096 + (2*40*128+3*14336)/8.0) / (7*4096 + 2*40*128 + 3*14336)
 	if got := t8.Parts(b).Elementwise / pb.Elementwise; math.Abs(got-want) > 1e-12 {
 		t.Errorf("TP 8 element-wise share %g of TP 1, want %g", got, want)
+	}
+}
+
+// The all-reduce latency: once an all-reduce for the one-shot kernels, at
+// every TP; 2(TP−1) times for a ring; auto is the ring on a PCIe GPU only.
+func TestRooflineAllReduceLatency(t *testing.T) {
+	const lat = 7e-6
+	b := Batch{Decode: 1, Context: 1000}
+	for _, c := range []struct {
+		gpu  string
+		algo AllReduce
+		ring bool
+	}{{"H100-SXM", AllReduceAuto, false}, {"H100-SXM", AllReduceOneShot, false}, {"H100-SXM", AllReduceRing, true},
+		{"L40S", AllReduceAuto, true}, {"L40S", AllReduceOneShot, false}, {"A100-80GB", AllReduceAuto, false}, {"H100-NVL", AllReduceAuto, true}} {
+		for _, tp := range []int{2, 4, 8} {
+			ring := c.ring && !(c.gpu == "H100-NVL" && tp == 2) // its NVLink bridge joins pairs
+			r := Roofline{GPU: mustGPU(t, c.gpu), Model: mustModel(t, "llama-3.1-70b"), TP: tp, AllReduce: c.algo}
+			without := r.Parts(b).Comm
+			r.CollectiveLatency = lat
+			hops := 1.0
+			if ring {
+				hops = 2 * float64(tp-1)
+			}
+			want := 2 * 80 * hops * lat
+			if got := r.Parts(b).Comm - without; math.Abs(got-want) > 1e-12 {
+				t.Errorf("%s TP %d %v: latency %g s, want %g s", c.gpu, tp, c.algo, got, want)
+			}
+		}
+	}
+	r := Roofline{GPU: mustGPU(t, "H100-SXM"), Model: mustModel(t, "llama-3.1-70b"), TP: 1, CollectiveLatency: lat, AllReduce: AllReduceRing}
+	if c := r.Parts(b).Comm; c != 0 {
+		t.Errorf("TP 1 has a communication term of %g s", c)
+	}
+	if err := (&Roofline{GPU: r.GPU, Model: r.Model, AllReduce: 9}).Validate(); err == nil {
+		t.Error("an unknown all-reduce algorithm validates")
 	}
 }

@@ -175,16 +175,22 @@ func candidateTable(d *report.Decision) table {
 		t.Head = append(t.Head, report.ConstraintName(d.Constraints[g[0]]))
 	}
 	t.Head = append(t.Head, "status")
-	for _, c := range d.Candidates {
+	costs := report.CandidateCosts(d.Candidates)
+	perDay := make([]float64, len(d.Candidates))
+	for i, c := range d.Candidates {
+		perDay[i] = c.CostPerDay
+	}
+	perDayText := report.USDColumn(perDay) // one style per column
+	for i, c := range d.Candidates {
 		row := tableRow{Label: c.Label, Knee: c.Status == "winner"}
 		switch {
 		case c.Invalid != "":
 			row.Cells = append(row.Cells, tableCell{Value: "—"}, tableCell{Value: "—"})
 		case c.Overloaded != nil:
-			row.Cells = append(row.Cells, tableCell{Value: report.CandidateCost(c), Interval: "at least: fixed prices and GPUs"}, tableCell{Value: "≥ " + report.USD(c.CostPerDay)})
+			row.Cells = append(row.Cells, tableCell{Value: costs[i], Interval: "at least: fixed prices and GPUs"}, tableCell{Value: "≥ " + perDayText[i]})
 		default:
-			row.Cells = append(row.Cells, tableCell{Value: report.USD(c.CostUSD.Mean), Interval: intervalText(c.CostUSD.Lo, c.CostUSD.Hi, "usd", "")},
-				tableCell{Value: report.USD(c.CostPerDay)})
+			row.Cells = append(row.Cells, tableCell{Value: costs[i], Interval: intervalText(c.CostUSD.Lo, c.CostUSD.Hi, "usd", "")},
+				tableCell{Value: perDayText[i]})
 		}
 		for _, g := range groups {
 			if c.Invalid != "" || len(c.Checks) == 0 {

@@ -113,9 +113,14 @@ func sweepHeadline(s *report.SweepInfo) []string {
 func sweepTable(s *report.SweepInfo) table {
 	t := table{Head: []string{"req/s", "output tok/s", "TTFT p50", "TTFT p95", "TPOT p50", "E2E p95", "refused (429/5xx)", "goodput (SLO met)", "cost"},
 		Note: "Throughputs are totals over the simulated time per level; latencies are of completed requests."}
-	for _, r := range s.Rows {
+	costs := make([]float64, len(s.Rows))
+	for i, r := range s.Rows {
+		costs[i] = r.CostUSD
+	}
+	costCol := report.USDColumn(costs)
+	for i, r := range s.Rows {
 		cells := []string{number(r.RequestsPerS), number(r.OutputTokensPerS), report.Seconds(r.TTFTP50), report.Seconds(r.TTFTP95),
-			report.Seconds(r.TPOTP50), report.Seconds(r.E2EP95), report.Refused(r.Rejected, r.Attempts), sloShare(r), report.USD(r.CostUSD)}
+			report.Seconds(r.TPOTP50), report.Seconds(r.E2EP95), report.Refused(r.Rejected, r.Attempts), sloShare(r), costCol[i]}
 		row := tableRow{Label: levelText(s.Kind, r.Level), Knee: r.Knee, Pick: r.Pick && !r.Knee && s.PickRule != ""}
 		if r.Knee {
 			t.Note += " The highlighted row is the knee."

@@ -167,6 +167,9 @@ func resultsTable(vs []*model.Results) table {
 			if f.label == "goodput (SLO met)" && r.Summary.Goodput.NoSLO {
 				c = tableCell{Value: report.NoSLO}
 			}
+			if q, ok := latencyOf(&r.Summary, f.label); ok && q.Count == 0 {
+				c = tableCell{Value: "—"} // nothing completed: no latency, not a zero one
+			}
 			row.Cells = append(row.Cells, c)
 		}
 		t.Rows = append(t.Rows, row)
@@ -175,6 +178,19 @@ func resultsTable(vs []*model.Results) table {
 		}
 	}
 	return t
+}
+
+// latencyOf is the distribution behind a latency row of resultsTable.
+func latencyOf(s *model.Summary, label string) (model.Quantiles, bool) {
+	switch label {
+	case "TTFT p50", "TTFT p95":
+		return s.Latency.TTFT, true
+	case "queue wait p95":
+		return s.Latency.QueueWait, true
+	case "E2E p95":
+		return s.Latency.E2E, true
+	}
+	return model.Quantiles{}, false
 }
 
 // peakRows set the busiest hour's figures beside the whole run's: when
@@ -203,7 +219,7 @@ func peakRows(vs []*model.Results) []tableRow {
 		row("busiest hour (by arrivals)", func(r *model.Results, p *model.PeakWindow) string {
 			return report.Clock(r, p.StartS) + "–" + report.Clock(r, p.EndS)
 		}),
-		row("busiest-hour TTFT p95", func(_ *model.Results, p *model.PeakWindow) string { return report.Seconds(p.TTFT.P95) }),
+		row("busiest-hour TTFT p95", func(_ *model.Results, p *model.PeakWindow) string { return report.Quantile(p.TTFT, p.TTFT.P95) }),
 		row("busiest-hour goodput (SLO met)", func(r *model.Results, p *model.PeakWindow) string {
 			if r.Summary.Goodput.NoSLO {
 				return report.NoSLO

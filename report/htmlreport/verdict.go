@@ -114,15 +114,15 @@ func impactSentence(r *model.Results) string {
 	if refused > 0 {
 		out += fmt.Sprintf("; %s attempts were refused and clients retried %s times", report.Count(refused), report.Count(s.Attempts.Retries))
 	}
-	out += fmt.Sprintf(". Requests waited up to %s before service (p95 %s)", report.Seconds(s.Latency.QueueWait.Max), report.Seconds(s.Latency.QueueWait.P95))
+	out += fmt.Sprintf(". Requests waited up to %s before service (p95 %s)", report.Quantile(s.Latency.QueueWait, s.Latency.QueueWait.Max), report.Quantile(s.Latency.QueueWait, s.Latency.QueueWait.P95))
 	if b := r.Findings.Backlog; b != nil {
-		out += fmt.Sprintf("; the backlog peaks at %s waiting requests in the interval from %s", report.Count(int64(math.Round(b.Peak))), report.Clock(r, b.PeakIntervalS))
+		out += fmt.Sprintf("; the backlog peaks at %s in the interval from %s", report.Plural(int64(math.Round(b.Peak)), "waiting request", "waiting requests"), report.Clock(r, b.PeakIntervalS))
 	}
 	if s.Goodput.NoSLO {
-		out += fmt.Sprintf(". TTFT p95 is %s; no workload sets an SLO; cost %s.", report.Seconds(s.Latency.TTFT.P95), report.USD(s.Cost.Total))
+		out += fmt.Sprintf(". TTFT p95 is %s; no workload sets an SLO; cost %s.", report.Quantile(s.Latency.TTFT, s.Latency.TTFT.P95), report.USD(s.Cost.Total))
 	} else {
 		out += fmt.Sprintf(". TTFT p95 is %s; %s of requests met their SLOs; cost %s.",
-			report.Seconds(s.Latency.TTFT.P95), share(s.Goodput.SLOAttainment), report.USD(s.Cost.Total))
+			report.Quantile(s.Latency.TTFT, s.Latency.TTFT.P95), share(s.Goodput.SLOAttainment), report.USD(s.Cost.Total))
 	}
 	if p := r.Findings.PeakWindow; p != nil {
 		out += " " + report.PeakWindowSentence(r, p)
