@@ -135,5 +135,5 @@ func itlQuantiles(sk *sim.Sketch) Quantiles {
 	if sk.Count() == 0 {
 		return Quantiles{}
 	}
-	return Quantiles{Count: int64(sk.Count()), P50: sk.Quantile(0.5), P90: sk.Quantile(0.9), P95: sk.Quantile(0.95), P99: sk.Quantile(0.99), Max: sk.Max()}
+	return Quantiles{Count: int64(sk.Count()), Mean: sk.Mean(), P50: sk.Quantile(0.5), P90: sk.Quantile(0.9), P95: sk.Quantile(0.95), P99: sk.Quantile(0.99), Max: sk.Max()}
 }

@@ -212,6 +212,9 @@ func TestITLIsTheIterationTime(t *testing.T) {
 	if itl.Count == 0 || math.Abs(itl.P50-0.020) > 0.0002 || math.Abs(itl.P99-0.020) > 0.0002 {
 		t.Fatalf("ITL %+v, want every gap 20 ms", itl)
 	}
+	if math.Abs(itl.Mean-0.020) > 1e-9 { // exact: the sum of the gaps over their count
+		t.Errorf("ITL mean %v, want exactly 20 ms", itl.Mean)
+	}
 	// Each of ~600 requests has 49 gaps after its first token.
 	if n := float64(itl.Count) / float64(r.Summary.Requests.Completed); n < 48 || n > 50 {
 		t.Errorf("%.1f gaps per request, want about 49", n)

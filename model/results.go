@@ -183,8 +183,8 @@ type ClusterResult struct {
 	// ITL is the inter-token latency as vLLM's benchmark reports it: the
 	// gaps between consecutive tokens of a request, pooled over requests,
 	// computed from each iteration's time weighted by the sequences that
-	// decode in it (count, p50, p90, p95, p99 and max; no mean). Empty for
-	// static batches.
+	// decode in it (count, the exact mean, p50, p90, p95, p99 and max).
+	// Empty for static batches.
 	ITL           Quantiles `json:"itl"`
 	StepModel     string    `json:"step_model"`
 	KVBlocks      int       `json:"kv_blocks_per_replica"`

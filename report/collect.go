@@ -25,7 +25,7 @@ type Collector struct {
 // ItemBytes is about what a Collector keeps per work item beyond the first
 // replications, for estimates of a batch's memory: its key figures and
 // busiest-hour figures (8 bytes each), its sweep row and a flag.
-const ItemBytes = 8*(17+2) + 64 + 1
+const ItemBytes = 8*(18+2) + 64 + 1
 
 // NewCollector returns an empty collector for plan p.
 func NewCollector(p *Plan) (*Collector, error) {

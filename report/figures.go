@@ -24,6 +24,7 @@ var keyFigures = []figureDef{
 	{"ttft_p50_s", "TTFT p50", "s", func(s *model.Summary) float64 { return s.Latency.TTFT.P50 }},
 	{"ttft_p95_s", "TTFT p95", "s", func(s *model.Summary) float64 { return s.Latency.TTFT.P95 }},
 	{"ttft_p99_s", "TTFT p99", "s", func(s *model.Summary) float64 { return s.Latency.TTFT.P99 }},
+	{"tpot_p50_s", "TPOT p50", "s", func(s *model.Summary) float64 { return s.Latency.TPOT.P50 }},
 	{"e2e_p95_s", "E2E p95", "s", func(s *model.Summary) float64 { return s.Latency.E2E.P95 }},
 	{"queue_wait_p95_s", "queue wait p95", "s", func(s *model.Summary) float64 { return s.Latency.QueueWait.P95 }},
 	{"goodput_per_s", "goodput req/s", "req/s", func(s *model.Summary) float64 { return s.Goodput.RequestsPerS }},

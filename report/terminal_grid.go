@@ -10,7 +10,7 @@ import (
 
 // gridColumns are the key figures a sweep table shows, after the
 // parameters.
-var gridColumns = []string{"requests_per_s", "output_tokens_per_s", "ttft_p50_s", "ttft_p95_s", "e2e_p95_s", "refused_attempts", "slo_attainment_pct", "cost_usd"}
+var gridColumns = []string{"requests_per_s", "output_tokens_per_s", "ttft_p50_s", "ttft_p95_s", "tpot_p50_s", "e2e_p95_s", "refused_attempts", "slo_attainment_pct", "cost_usd"}
 
 // WriteGridTerminal writes a sweep with points (SweepInfo.Points): one
 // table per variant, a row per grid point with the parameters' values and

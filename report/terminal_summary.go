@@ -112,7 +112,7 @@ func sloFigure(name string) bool {
 // which has no value when no request completed.
 func latencyFigure(name string) bool {
 	switch name {
-	case "ttft_p50_s", "ttft_p95_s", "ttft_p99_s", "e2e_p95_s", "queue_wait_p95_s", figPeakTTFT:
+	case "ttft_p50_s", "ttft_p95_s", "ttft_p99_s", "tpot_p50_s", "e2e_p95_s", "queue_wait_p95_s", figPeakTTFT:
 		return true
 	}
 	return false
@@ -132,11 +132,14 @@ const negligible = 1e-9
 // signed set "+1.2s ± 0.3s". The half-width is written to the precision
 // of the mean ("$632 ± $1", "91.9% ± 0.3%"), or as "<" that precision when
 // it is smaller ("± <0.1%"), so a column keeps one number style. With one
-// replication (or no spread) the ± is left out.
+// replication the ± is left out; with no spread over several it is
+// "± 0", so that every cell of a replicated table says its interval.
 func estimateText(unit string, e Estimate, signed bool) string {
 	s := valueText(unit, e.Mean, signed)
 	if h := e.HalfWidth(); e.N > 1 && h >= negligible {
 		s += " ± " + halfText(unit, h, e.Mean)
+	} else if e.N > 1 {
+		s += " ± 0"
 	}
 	return s
 }

@@ -14,9 +14,9 @@ func TestEstimateText(t *testing.T) {
 		{"req/s", Estimate{Mean: -0.67, Lo: -0.6744, Hi: -0.6656, N: 10}, true, "-0.67 ± <0.01"},
 		{"%", Estimate{Mean: 91.9, Lo: 91.851, Hi: 91.949, N: 10}, false, "91.9% ± <0.1%"},
 		{"USD", Estimate{Mean: 632, Lo: 631.239, Hi: 632.761, N: 10}, false, "$632 ± $1"},
-		{"USD", Estimate{Mean: -1.14e-14, Lo: -5.7e-14, Hi: 3.4e-14, N: 10}, true, "$0.00"}, // float dust
+		{"USD", Estimate{Mean: -1.14e-14, Lo: -5.7e-14, Hi: 3.4e-14, N: 10}, true, "$0.00 ± 0"}, // float dust: no spread, said as ± 0
 		{"requests", Estimate{Mean: 357171, Lo: 356819, Hi: 357523, N: 10}, false, "357,171 ± 352"},
-		{"requests", Estimate{Mean: 29007, Lo: 29007, Hi: 29007, N: 10}, true, "+29,007"},
+		{"requests", Estimate{Mean: 29007, Lo: 29007, Hi: 29007, N: 10}, true, "+29,007 ± 0"}, // the same in every replication
 		{"%", Estimate{Mean: 95.4, Lo: 94.9, Hi: 95.9, N: 2}, false, "95.4% ± 0.5%"},
 		{"USD", Estimate{Mean: 10.66, Lo: 10.343, Hi: 10.977, N: 2}, false, "$10.66 ± $0.32"},
 		{"USD", Estimate{Mean: 0.471, Lo: 0.3917, Hi: 0.5503, N: 3}, false, "$0.47 ± $0.08"},

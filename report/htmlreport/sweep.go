@@ -30,6 +30,9 @@ func WriteSweep(w io.Writer, d *report.SweepDocument, o Options) error {
 	p.Headline = sweepHeadline(s)
 	p.TableTitle = "Per level"
 	tb := sweepTable(s)
+	if d.Replications > 1 && len(d.Summary) == len(s.Rows) {
+		addRowIntervals(&tb, d)
+	}
 	p.Table = &tb
 	if len(s.Rows) > 0 {
 		tp, err := sweepThroughputChart(s)
@@ -107,6 +110,29 @@ func sweepHeadline(s *report.SweepInfo) []string {
 			report.Count(at.Rejected), report.Count(next.Rejected)),
 		"Rule: " + s.KneeRule + ".",
 	}
+}
+
+// rowFigures are the key figures behind sweepTable's columns, in order.
+var rowFigures = []string{"requests_per_s", "output_tokens_per_s", "ttft_p50_s", "ttft_p95_s", "tpot_p50_s", "e2e_p95_s", "refused_attempts", "slo_attainment_pct", "cost_usd"}
+
+// addRowIntervals gives a replicated sweep's per-level table the 95%
+// intervals the terminal shows, from the summary of each level.
+func addRowIntervals(t *table, d *report.SweepDocument) {
+	for i := range t.Rows {
+		for j, name := range rowFigures {
+			f, ok := d.Summary[i].Figure(name)
+			if !ok || j >= len(t.Rows[i].Cells) || f.N < 2 {
+				continue
+			}
+			unit := f.Unit
+			switch unit {
+			case "req/s", "tok/s", "requests":
+				unit = ""
+			}
+			t.Rows[i].Cells[j].Interval = intervalText(f.Lo, f.Hi, f.Unit, unit)
+		}
+	}
+	t.Note += fmt.Sprintf(" Means over %d replications, each with its 95%% confidence interval.", d.Replications)
 }
 
 // sweepTable is the per-level table, the knee highlighted.

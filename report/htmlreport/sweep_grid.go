@@ -155,6 +155,7 @@ var gridColumns = []struct{ name, head string }{
 	{"output_tokens_per_s", "output tok/s"},
 	{"ttft_p50_s", "TTFT p50"},
 	{"ttft_p95_s", "TTFT p95"},
+	{"tpot_p50_s", "TPOT p50"},
 	{"e2e_p95_s", "E2E p95"},
 	{"refused_attempts_pct", "refused (429/5xx)"},
 	{"slo_attainment_pct", "goodput (SLO met)"},
