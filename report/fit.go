@@ -132,11 +132,21 @@ func writeRateQuality(b *strings.Builder, f *workloads.Fit, g *workloads.FitGrou
 	}
 	if f.Folded {
 		fmt.Fprintf(b, "  rate: %d points of %s repeating daily, the mean of %.1f days; the days differ from it by %.1f%% on average (weighted by time); busiest interval %s/min at +%s\n",
-			len(d.Curve), Seconds(f.EveryS), f.Days, 100*g.DayToDay, sig3(peak), Seconds(float64(at)*f.EveryS))
+			len(d.Curve), Seconds(f.EveryS), f.Days, 100*g.DayToDay, sig3(peak), fitAt(f, float64(at)*f.EveryS))
 		return
 	}
-	fmt.Fprintf(b, "  rate: %d points of %s, one per interval of the trace, so every interval's rate is the trace's (to 4 digits); busiest %s/min at +%s\n",
-		len(d.Curve), Seconds(f.EveryS), sig3(peak), Seconds(float64(at)*f.EveryS))
+	fmt.Fprintf(b, "  rate: %d points of %s, one per interval of the trace, so every interval's rate is the trace's (to 4 digits); busiest %s/min at %s\n",
+		len(d.Curve), Seconds(f.EveryS), sig3(peak), fitAt(f, float64(at)*f.EveryS))
+}
+
+// fitAt names a time t seconds into the fitted trace: its UTC clock time
+// and the offset ("09:00:01 UTC, +1h") when the log's clock is known, else
+// the offset ("+1h").
+func fitAt(f *workloads.Fit, t float64) string {
+	if !f.ClockKnown {
+		return "+" + Seconds(t)
+	}
+	return workloads.ClockHMS(math.Mod(math.Floor(f.StartClock)+t, 86400)) + " UTC, +" + Seconds(t)
 }
 
 func sig3(x float64) string {
@@ -176,9 +186,14 @@ func FitScenario(fits []*workloads.Fit, o FitScenarioOptions) string {
 			name = fitWorkloadName(first, &first.Groups[0]) + "-fit"
 		}
 		fmt.Fprintf(&b, "# The [[provider]] at the end is a placeholder: put your backend there, or paste the\n# [[workload]] blocks into your scenario and set route.\nname = %q\n", name)
+		// With the log's clock known (date-times, Unix timestamps, or a
+		// format counted from midnight) the run starts at the minute of its
+		// first record and the curves at that record's second, so the
+		// busiest hour falls where the replay of the log puts it.
 		start := 0.0
 		if first.ClockKnown {
-			start = math.Floor(first.StartClock)
+			start = 60 * math.Floor(first.StartClock/60)
+			fmt.Fprintf(&b, "# Clock times are UTC: the log's first record was at %s UTC.\n", workloads.ClockHMS(first.StartClock))
 		}
 		duration := 0.0
 		folded := false

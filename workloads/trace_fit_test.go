@@ -7,6 +7,7 @@ import (
 	"math/rand/v2"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 )
 
@@ -168,5 +169,72 @@ func TestSharedPrefixForKeepsTheShare(t *testing.T) {
 	s, mean, clamped := sharedPrefixFor([]float64{100, 300, 400}, []float64{third, third, third}, 0.56)
 	if want := 392 / 2.44; math.Abs(float64(s)-want) > 0.5 || math.Abs(mean-800.0/3) > 1e-9 || math.Abs(clamped-(float64(s)+700)/3) > 1e-9 {
 		t.Errorf("S %d (want %.1f), mean %v, clamped %v", s, want, mean, clamped)
+	}
+}
+
+// TestFitEpochClock: numeric times that are Unix timestamps (2000 to 2100)
+// give the fit its clock time, UTC, in every unit; times counted from the
+// log's start (chat_sessions.csv's 1,000 ms) do not; and a timestamp read
+// in too large a unit says which unit makes it one.
+func TestFitEpochClock(t *testing.T) {
+	dir := t.TempDir()
+	// 2025-12-01 08:00:01.679 UTC is 1764576001.679 s.
+	for _, c := range []struct {
+		unit  string
+		first string
+		step  int64
+	}{{TimeSeconds, "1764576001.679", 1}, {TimeMillis, "1764576001679", 1000}, {TimeMicros, "1764576001679000", 1e6}, {TimeNanos, "1764576001679000000", 1e9}} {
+		var b strings.Builder
+		b.WriteString("t,in,out\n")
+		for i := int64(0); i < 50; i++ {
+			if i == 0 {
+				fmt.Fprintf(&b, "%s,100,10\n", c.first)
+				continue
+			}
+			// later records: the first's whole units plus i·10 s
+			whole, _, _ := strings.Cut(c.first, ".")
+			var v int64
+			fmt.Sscan(whole, &v)
+			fmt.Fprintf(&b, "%d,100,10\n", v+i*10*c.step)
+		}
+		p := filepath.Join(dir, c.unit+".csv")
+		if err := os.WriteFile(p, []byte(b.String()), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		fit, err := FitTrace(TraceSpec{File: p, Format: FormatCSV, TimeUnit: c.unit, Columns: TraceColumns{Time: "t", Input: "in", Output: "out"}}, FitOptions{})
+		if err != nil {
+			t.Fatalf("%s: %v", c.unit, err)
+		}
+		if !fit.ClockKnown || math.Abs(fit.StartClock-(8*3600+1.679)) > 1e-3 || fit.Groups[0].Demand.From != "08:00:01" {
+			t.Errorf("%s: clock known %v at %.3f s after midnight, curve from %s; want 08:00:01.679", c.unit, fit.ClockKnown, fit.StartClock, fit.Groups[0].Demand.From)
+		}
+	}
+	spec := TraceSpec{File: "testdata/chat_sessions.csv", Format: FormatCSV, TimeUnit: TimeMillis,
+		Columns: TraceColumns{Time: "ts_ms", Input: "prompt_tokens", Output: "completion_tokens"}}
+	if fit, err := FitTrace(spec, FitOptions{}); err != nil || fit.ClockKnown {
+		t.Errorf("times from the log's start: clock known %v (err %v)", fit != nil && fit.ClockKnown, err)
+	}
+	for _, c := range []struct {
+		ns   int64
+		want bool
+	}{{946_684_800e9 - 1, false}, {946_684_800e9, true}, {4_102_444_800e9 - 1, true}, {4_102_444_800e9, false}, {1000e6, false}} {
+		if EpochTime(c.ns) != c.want {
+			t.Errorf("EpochTime(%d) = %v", c.ns, !c.want)
+		}
+	}
+	for _, c := range []struct {
+		v    string
+		unit float64
+		want string
+	}{
+		{"1764576001679", 1e9, `time "1764576001679" is out of range; as milliseconds since 1970 it is 2025-12-01 08:00:01 UTC: time_unit = "ms"?`},
+		{"1764576001679000", 1e9, `as microseconds since 1970 it is 2025-12-01 08:00:01 UTC: time_unit = "us"?`},
+		{"1764576001679000000", 1e6, `as nanoseconds since 1970 it is 2025-12-01 08:00:01 UTC: time_unit = "ns"?`},
+		{"1e300", 1e9, `time "1e300" is out of range`},
+	} {
+		_, err := parseNumericTime(c.v, c.unit)
+		if err == nil || !strings.Contains(err.Error(), c.want) || (c.v == "1e300" && strings.Contains(err.Error(), "since 1970")) {
+			t.Errorf("%s at %g ns a unit: %v, want %q", c.v, c.unit, err, c.want)
+		}
 	}
 }

@@ -531,9 +531,10 @@ type TokenQuantiles struct {
 }
 
 // StartClock is the clock time (seconds after midnight, UTC) of trace
-// time From, when the format says: date-time traces, and BurstGPT and
-// ServeGen, whose times count seconds from a midnight. It is known once
-// Next has returned a record.
+// time From, when the format says: date-time traces, BurstGPT and
+// ServeGen, whose times count seconds from a midnight, and numeric times
+// that are Unix timestamps (EpochTime). It is known once Next has
+// returned a record.
 func (rp *Replay) StartClock() (float64, bool) { return rp.clock, rp.clockOK }
 
 // noteClock records StartClock from the first stream's reader.
@@ -544,7 +545,8 @@ func (rp *Replay) noteClock() {
 	}
 	switch {
 	case rp.format == FormatAzure || rp.spec.TimeUnit == TimeDatetime,
-		rp.format == FormatBurstGPT, rp.format == FormatServeGen:
+		rp.format == FormatBurstGPT, rp.format == FormatServeGen,
+		EpochTime(rd.t0):
 		s := math.Mod(float64(rd.t0)/1e9+float64(rp.spec.From), 86400)
 		if s < 0 {
 			s += 86400

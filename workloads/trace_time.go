@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"math"
 	"strconv"
+	"time"
 )
 
 // parseDatetime parses a trace timestamp "YYYY-MM-DD HH:MM:SS" (or with a
@@ -133,6 +134,41 @@ func daysIn(y, m int) int {
 	return 31
 }
 
+// Unix timestamps from 2000-01-01 to 2100-01-01 UTC, in seconds: a numeric
+// trace time in this range is a clock time, not time since the trace began
+// (which would have to span 30 years).
+const (
+	epochFrom = 946_684_800
+	epochTo   = 4_102_444_800
+)
+
+// EpochTime reports whether ns, a trace's earliest time in nanoseconds,
+// is a Unix timestamp (2000 to 2100) rather than a time from the start of
+// the log, so that its clock time is known (UTC).
+func EpochTime(ns int64) bool {
+	return ns >= epochFrom*1e9 && ns < epochTo*1e9
+}
+
+// epochUnitHint says, for a numeric time f that does not fit in unitNs,
+// which smaller unit would make it a Unix timestamp from 2000 to 2100:
+// `; as milliseconds since 1970 it is 2025-12-01 08:00:01 UTC: time_unit
+// = "ms"?`, or "" when none does.
+func epochUnitHint(f, unitNs float64) string {
+	for _, u := range []struct {
+		name, word string
+		ns         float64
+	}{{TimeMillis, "milliseconds", 1e6}, {TimeMicros, "microseconds", 1e3}, {TimeNanos, "nanoseconds", 1}} {
+		if u.ns >= unitNs {
+			continue
+		}
+		if s := f * u.ns / 1e9; s >= epochFrom && s < epochTo {
+			t := time.Unix(int64(s), 0).UTC()
+			return fmt.Sprintf("; as %s since 1970 it is %s UTC: time_unit = %q?", u.word, t.Format("2006-01-02 15:04:05"), u.name)
+		}
+	}
+	return ""
+}
+
 // unitNanos is the length of a numeric time unit in nanoseconds.
 func unitNanos(unit string) float64 {
 	switch unit {
@@ -160,7 +196,7 @@ func parseNumericTime[S ~string | ~[]byte](s S, unitNs float64) (int64, error) {
 	}
 	ns := f * unitNs
 	if math.IsNaN(ns) || math.IsInf(ns, 0) || math.Abs(ns) >= 9.2e18 {
-		return 0, fmt.Errorf("time %q is out of range", s)
+		return 0, fmt.Errorf("time %q is out of range%s", s, epochUnitHint(f, unitNs))
 	}
 	return int64(math.Round(ns)), nil
 }

@@ -20,7 +20,10 @@ the token distributions (lognormal when it fits within 10% at every
 quantile from p10 to p99, else an empirical histogram), the correlation of
 input and output noted, and the shared-prefix share when the trace has
 block hashes, sessions or prefix ids. It prints the fit's quality per
-quantity and the scenario to paste, or writes it with --write.
+quantity and the scenario to paste, or writes it with --write. When the
+log has a clock (date-times, Unix timestamps in s, ms, us or ns, BurstGPT,
+ServeGen) the scenario keeps it, in UTC: it starts at the first record's
+minute and its curves at that record's time.
 
 Trace formats are those of [workload.demand] trace (section 3 of
 scenarios/REFERENCE.md; headroom explain workload.demand.trace): azure,
@@ -217,6 +220,9 @@ func fitFlagWords(msg string) string {
 		"set format (", "give --format (",
 		"or set format to one of", "or give --format, one of",
 		"set time_unit", "give --time-unit",
+		`time_unit = "ms"?`, "give --time-unit ms",
+		`time_unit = "us"?`, "give --time-unit us",
+		`time_unit = "ns"?`, "give --time-unit ns",
 	).Replace(msg)
 }
 

@@ -153,3 +153,51 @@ func TestFitGuessesColumnsAndSpeaksFlags(t *testing.T) {
 		}
 	}
 }
+
+// TestFitKeepsTheLogsClock: a log whose times are Unix timestamps (epoch
+// milliseconds, the first record at 08:00:01 UTC) fits a scenario that
+// starts at 08:00 with its curves from 08:00:01, says the clock is UTC,
+// and puts the busiest hour where the replay of the same log does
+// (09:00–10:00); and the same log read with --time-unit s says the values
+// look like milliseconds.
+func TestFitKeepsTheLogsClock(t *testing.T) {
+	dir := t.TempDir()
+	log := filepath.Join("..", "..", "testdata", "logs", "requests.csv.gz")
+	out := filepath.Join(dir, "fit.toml")
+	cols := "time=ts,input=prompt_tokens,output=completion_tokens,tenant=team"
+	code, stdout, stderr := cli(t, "fit", log, "--format", "csv", "--time-unit", "ms", "--columns", cols, "--by", "tenant", "--write", out)
+	if code != exitOK || !strings.Contains(stdout, "requests over 2h59m from 08:00:01 UTC") ||
+		!strings.Contains(stdout, "busiest 80.8/min at 09:00:01 UTC, +1h") {
+		t.Fatalf("exit %d, stderr %q, stdout:\n%s", code, stderr, stdout)
+	}
+	src, err := os.ReadFile(out)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if s := string(src); !strings.Contains(s, "# Clock times are UTC: the log's first record was at 08:00:01 UTC.\nstart = \"08:00:00\"\n") ||
+		strings.Count(s, "from = \"08:00:01\"\n") != 3 {
+		t.Errorf("the fitted scenario does not keep the clock:\n%s", s)
+	}
+	busiest := func(args ...string) string {
+		t.Helper()
+		code, stdout, stderr := cli(t, args...)
+		for _, l := range strings.Split(stdout, "\n") {
+			if f := strings.Fields(l); len(f) == 3 && f[0] == "busiest" && f[1] == "hour" {
+				return f[2]
+			}
+		}
+		t.Fatalf("%v: exit %d, no busiest hour in:\n%s%s", args, code, stdout, stderr)
+		return ""
+	}
+	fitted := busiest("run", out, "--no-html")
+	replayed := busiest("run", filepath.Join("..", "..", "testdata", "logs", "replay.toml"), "--base-only", "--no-html")
+	if fitted != "09:00–10:00" || replayed != fitted {
+		t.Errorf("busiest hour: fitted %s, replayed %s, want both 09:00–10:00", fitted, replayed)
+	}
+
+	code, _, stderr = cli(t, "fit", log, "--format", "csv", "--time-unit", "s", "--columns", cols)
+	want := `column "ts": time "1764576001679" is out of range; as milliseconds since 1970 it is 2025-12-01 08:00:01 UTC: give --time-unit ms` + "\n"
+	if code != exitBadInput || !strings.HasSuffix(stderr, want) {
+		t.Errorf("--time-unit s on epoch milliseconds: exit %d, stderr %q, want it to end %q", code, stderr, want)
+	}
+}

@@ -11,42 +11,56 @@ import (
 	"github.com/headroom-sim/headroom/scenarios/plan"
 )
 
-const validateUsage = `Usage: headroom validate FILE|EXAMPLE...
+const validateUsage = `Usage: headroom validate FILE|EXAMPLE... [flags]
 
 Decodes and validates each scenario file (or embedded example, by name),
 its variants included, without running it. The first problem found in
 each file is reported with file, line and key path; fix it and validate
 again for the next. Defaults that change the answer (a provider without
 prices, say) are warnings on stderr; --strict makes them problems.
+--set applies an override to every file as run does, so it is checked
+(and warned about) without running.
 
 Examples:
   headroom validate my.toml
   headroom validate scenarios/*.toml
   headroom validate salespeople-peak
+  headroom validate my.toml --set provider.sonnet.latency.tpot.mean=15ms --strict
 
+Flags:
 `
 
 func cmdValidate(args []string, stdout, stderr io.Writer) error {
 	fs := newFlags("validate", validateUsage, stdout, stderr)
 	var strict bool
+	var sets []string
 	strictFlag(fs, &strict)
+	setFlag(fs, &sets, "override a scenario value by key path, `KEY=VALUE` (repeatable; applied to every file, checked as run applies it)")
 	if err := parseFlags(fs, args); err != nil {
 		return err
 	}
 	if fs.NArg() == 0 {
 		return badInput("validate needs at least one FILE or EXAMPLE")
 	}
+	overrides, err := parseSets(sets)
+	if err != nil {
+		return err
+	}
+	with := ""
+	if len(sets) > 0 {
+		with = " with --set " + strings.Join(sets, " --set ")
+	}
 	var problems []error
 	for _, path := range fs.Args() {
-		sc, err := validateFile(path)
+		sc, err := validateFile(path, overrides)
 		if err == nil {
-			_, err = scenarioWarnings(sc, nil, strict, "", stderr)
+			_, err = scenarioWarnings(sc, overrides, strict, "", stderr)
 		}
 		if err != nil {
 			problems = append(problems, err)
 			continue
 		}
-		fmt.Fprintf(stdout, "ok  %s: %d workloads, %d providers, %d variants\n", path, len(sc.Workloads), len(sc.Providers), len(sc.Variants))
+		fmt.Fprintf(stdout, "ok  %s%s: %d workloads, %d providers, %d variants\n", path, with, len(sc.Workloads), len(sc.Providers), len(sc.Variants))
 	}
 	switch {
 	case len(problems) == 0:
@@ -61,8 +75,8 @@ func cmdValidate(args []string, stdout, stderr io.Writer) error {
 }
 
 // validateFile loads the scenario at path (or the embedded example of that
-// name, as run does) and builds every variant.
-func validateFile(path string) (*scenarios.Scenario, error) {
+// name, as run does) and builds every variant with the overrides.
+func validateFile(path string, overrides []scenarios.Override) (*scenarios.Scenario, error) {
 	if path == "" {
 		return nil, badInput("validate: an empty FILE name")
 	}
@@ -70,11 +84,11 @@ func validateFile(path string) (*scenarios.Scenario, error) {
 	if err != nil {
 		return nil, err
 	}
-	if _, err := sc.Configs(nil); err != nil {
+	if _, err := sc.Configs(overrides); err != nil {
 		return nil, err
 	}
 	if sc.HasPlan() { // its knobs against the scenario, as headroom plan checks them
-		if _, err := plan.Compile(sc, nil); err != nil {
+		if _, err := plan.Compile(sc, overrides); err != nil {
 			return nil, err
 		}
 	}
@@ -110,7 +124,7 @@ func cmdExamples(args []string, stdout, stderr io.Writer) error {
 	}
 	e, err := scenarios.LookupExample(fs.Arg(0))
 	if err != nil {
-		return usageError{err}
+		return usageError{noExample(fs.Arg(0))}
 	}
 	_, err = stdout.Write(e.Source)
 	return err

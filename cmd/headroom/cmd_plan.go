@@ -97,7 +97,7 @@ func planCommand(args []string, stdout, stderr io.Writer, bounds workBounds) err
 	fs.BoolVar(&o.noHTML, "no-html", false, "do not write the HTML report beside the JSON")
 	fs.StringVar(&o.writePath, "write", "", "write the winning scenario as TOML, ready to run, to `FILE`")
 	fs.Uint64Var(&o.seed, "seed", 0, "random seed `N` for every candidate (overrides the scenario's)")
-	fs.StringArrayVar(&o.sets, "set", nil, "override a scenario value by key path, `KEY=VALUE` (repeatable; plan.* keys change the plan)")
+	setFlag(fs, &o.sets, "override a scenario value by key path, `KEY=VALUE` (repeatable; plan.* keys change the plan)")
 	fs.BoolVarP(&o.quiet, "quiet", "q", false, "print nothing but errors")
 	workersFlag(fs, &o.workers)
 	fs.StringVar(&o.shard, "shard", "", "search only shard `I/N` of the choices of the non-monotone knobs and write it to --part; combine parts with headroom merge")

@@ -54,7 +54,7 @@ func cmdRun(args []string, stdout, stderr io.Writer) error {
 		"write summary.csv and one series CSV per variant into `DIR` (and key-figures.csv with --replications)",
 		htmlHelp,
 		"random seed `N` (overrides the scenario's seed)",
-		"override a scenario value by key path, `KEY=VALUE` (repeatable)")
+		setHelp)
 	fs.BoolVar(&o.base, "base-only", false, "run only the base scenario, not its variants")
 	if err := parseFlags(fs, args); err != nil {
 		return err

@@ -56,7 +56,8 @@ func cmdServe(args []string, stdout, stderr io.Writer) error {
 	grace := fs.Duration("grace", 30*time.Second, "on shutdown, how long in-flight streams may take to finish before they are cut, `DURATION`")
 	maxBody := fs.Int64("max-body", 8<<20, "largest request body accepted, in `BYTES`")
 	seed := fs.Uint64("seed", 0, "random seed `N` (overrides the scenario's seed)")
-	sets := fs.StringArray("set", nil, "override a scenario value by key path, `KEY=VALUE` (repeatable)")
+	var sets []string
+	setFlag(fs, &sets, setHelp)
 	quiet := fs.BoolP("quiet", "q", false, "print nothing but errors")
 	if err := parseFlags(fs, args); err != nil {
 		return err
@@ -85,7 +86,7 @@ func cmdServe(args []string, stdout, stderr io.Writer) error {
 	if err != nil {
 		return err
 	}
-	overrides, err := parseSets(*sets)
+	overrides, err := parseSets(sets)
 	if err != nil {
 		return err
 	}
@@ -136,7 +137,7 @@ func cmdServe(args []string, stdout, stderr io.Writer) error {
 		return err
 	}
 	plan := &report.Plan{Command: "serve", Generator: "headroom " + version,
-		Scenario: report.ScenarioInfo{Name: cfg.Name, Description: sc.Description, File: sc.File(), Overrides: *sets},
+		Scenario: report.ScenarioInfo{Name: cfg.Name, Description: sc.Description, File: sc.File(), Overrides: sets},
 		Variants: []string{"base"}, Replications: 1, SLOs: report.SLOsOf(cfg)}
 	if !*quiet {
 		fmt.Fprintln(stdout)

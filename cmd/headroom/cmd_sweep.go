@@ -103,7 +103,7 @@ func cmdSweep(args []string, stdout, stderr io.Writer) error {
 		"write the table as CSV to `FILE`, one row per point",
 		"write a self-contained HTML report (table, charts against load or the first --param, knee) to `FILE` (default with --json: beside it, .html)",
 		"random seed `N` for every point (overrides the scenario's seed)",
-		"override a scenario value by key path, `KEY=VALUE` (repeatable)")
+		setHelp)
 	if err := parseFlags(fs, args); err != nil {
 		return err
 	}

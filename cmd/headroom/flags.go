@@ -124,12 +124,23 @@ func (c *commonFlags) register(fs *pflag.FlagSet, jsonHelp, csvHelp, htmlHelp, s
 	fs.StringVar(&c.htmlPath, "html", "", htmlHelp)
 	fs.BoolVar(&c.noHTML, "no-html", false, "do not write the HTML report beside the JSON")
 	fs.Uint64Var(&c.seed, "seed", 0, seedHelp)
-	fs.StringArrayVar(&c.sets, "set", nil, setHelp)
+	setFlag(fs, &c.sets, setHelp)
 	fs.BoolVarP(&c.quiet, "quiet", "q", false, "print nothing but warnings and errors")
 	strictFlag(fs, &c.strict)
 	workersFlag(fs, &c.workers)
 	c.batch.register(fs)
 }
+
+// setFlag registers --set KEY=VALUE (repeatable) with the command's help
+// text; parseSets reads what it gathered. run, compare, sweep, plan, serve
+// and validate share it, so an override validates as it runs.
+func setFlag(fs *pflag.FlagSet, p *[]string, help string) {
+	fs.StringArrayVar(p, "set", nil, help)
+}
+
+// setHelp is the --set help of the commands that apply an override to
+// the scenario as it is.
+const setHelp = "override a scenario value by key path, `KEY=VALUE` (repeatable)"
 
 // htmlHelp is the --html help of run and compare.
 const htmlHelp = "write a self-contained HTML report with charts to `FILE` (default with --json: beside it, .html)"

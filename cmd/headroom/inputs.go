@@ -5,11 +5,13 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"strings"
 
 	"github.com/spf13/pflag"
 
 	"github.com/headroom-sim/headroom/report"
 	"github.com/headroom-sim/headroom/scenarios"
+	"github.com/headroom-sim/headroom/scenarios/schema"
 	"github.com/headroom-sim/headroom/workloads"
 )
 
@@ -38,10 +40,37 @@ func loadScenario(arg string) (*scenarios.Scenario, error) {
 	if !errors.Is(err, os.ErrNotExist) {
 		return nil, usageError{err}
 	}
+	if looksLikePath(arg) {
+		if e, ok := strings.CutSuffix(arg, ".toml"); ok && !strings.ContainsAny(e, `/\`) {
+			if _, lerr := scenarios.LookupExample(e); lerr == nil {
+				return nil, badInput("%s: no such file (the embedded example is named %q, without .toml)", arg, e)
+			}
+		}
+		return nil, badInput("%s: no such file", arg)
+	}
 	if _, lerr := scenarios.LookupExample(arg); lerr != nil {
-		return nil, badInput("%s: no such file, and %v", arg, lerr)
+		return nil, badInput("%s: no such file, and %v", arg, noExample(arg))
 	}
 	return scenarios.LoadExample(arg)
+}
+
+// looksLikePath reports whether arg can only be a file's path, never an
+// example's name: it has a directory separator or a .toml suffix.
+func looksLikePath(arg string) bool {
+	return strings.ContainsAny(arg, `/\`) || strings.HasSuffix(arg, ".toml")
+}
+
+// noExample is the error for an example name that is not embedded, with
+// a did-you-mean when one is close and the names there are.
+func noExample(name string) error {
+	var names []string
+	for _, e := range scenarios.Examples() {
+		names = append(names, e.Name)
+	}
+	if dym := schema.DidYouMean(name, names); dym != "" {
+		return fmt.Errorf("no example named %q%s (have: %s)", name, dym, strings.Join(names, ", "))
+	}
+	return fmt.Errorf("no example named %q; have: %s", name, strings.Join(names, ", "))
 }
 
 // loadOpened loads the scenario file f opened from path. A file that cannot

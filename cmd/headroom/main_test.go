@@ -79,7 +79,7 @@ func TestValidateSeveralFiles(t *testing.T) {
 	}
 	missing := filepath.Join(t.TempDir(), "missing.toml")
 	code, _, stderr = cli(t, "validate", missing)
-	if code != exitBadInput || !strings.HasPrefix(stderr, "headroom: "+missing+": no such file, and no example named ") {
+	if code != exitBadInput || stderr != "headroom: "+missing+": no such file\n" { // a path is never an example's name
 		t.Errorf("validate missing file: exit %d, stderr %q", code, stderr)
 	}
 	code, stdout, stderr = cli(t, "validate", "salespeople-peak") // an embedded example, as run takes
@@ -514,5 +514,58 @@ func TestBadInputWritesNothing(t *testing.T) {
 	}
 	if _, err := os.Stat(filepath.Join(dir, "csv")); err == nil {
 		t.Error("the CSV dir was created")
+	}
+}
+
+// TestMissingScenarioMessages: a name that can only be a path (a '/' or a
+// .toml suffix) gets "no such file" alone; a bare name that is neither a
+// file nor an example gets the examples, with a did-you-mean when one is
+// close, in run and in examples.
+func TestMissingScenarioMessages(t *testing.T) {
+	for _, c := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"run", "/tmp/no-such-dir-headroom/nope.toml"}, "headroom: /tmp/no-such-dir-headroom/nope.toml: no such file\n"},
+		{[]string{"run", "nope.toml"}, "headroom: nope.toml: no such file\n"},
+		{[]string{"validate", "sub/morning-peak"}, "headroom: sub/morning-peak: no such file\n"},
+		{[]string{"run", "morning-peak.toml"}, "headroom: morning-peak.toml: no such file (the embedded example is named \"morning-peak\", without .toml)\n"},
+		{[]string{"run", "morning-peek"}, "headroom: morning-peek: no such file, and no example named \"morning-peek\"; did you mean \"morning-peak\"? (have: "},
+		{[]string{"sweep", "fleet-07b", "--rate", "1"}, "headroom: fleet-07b: no such file, and no example named \"fleet-07b\"; did you mean \"fleet-70b\"? (have: "},
+		{[]string{"examples", "batch-jbo"}, "headroom: no example named \"batch-jbo\"; did you mean \"batch-job\"? (have: "},
+		{[]string{"run", "zzzzzz"}, "headroom: zzzzzz: no such file, and no example named \"zzzzzz\"; have: autoscale-day, "},
+	} {
+		code, stdout, stderr := cli(t, c.args...)
+		if code != exitBadInput || stdout != "" || !strings.HasPrefix(stderr, c.want) {
+			t.Errorf("%v: exit %d, stdout %q, stderr %q, want it to start %q", c.args, code, stdout, stderr, c.want)
+		}
+	}
+}
+
+// TestValidateSet: validate --set checks an override as run applies it,
+// without running: an unknown key or a bad value is bad input with the
+// key named, a bare-seconds duration warns (an error with --strict), a
+// plan's knobs see the override, and a good one says ok with the set.
+func TestValidateSet(t *testing.T) {
+	minimal := filepath.Join("..", "..", "testdata", "good", "minimal.toml")
+	code, stdout, stderr := cli(t, "validate", minimal, "--set", "provider.api.limits.rpm=2000")
+	if code != exitOK || stderr != "" || stdout != "ok  "+minimal+" with --set provider.api.limits.rpm=2000: 1 workloads, 1 providers, 0 variants\n" {
+		t.Errorf("a good override: exit %d, stdout %q, stderr %q", code, stdout, stderr)
+	}
+	code, stdout, stderr = cli(t, "validate", minimal, "--set", "provider.api.limits.rpm=-1000")
+	if code != exitBadInput || stdout != "" || !strings.Contains(stderr, "--set provider.api.limits.rpm: must be > 0") {
+		t.Errorf("a bad value: exit %d, stdout %q, stderr %q", code, stdout, stderr)
+	}
+	code, _, stderr = cli(t, "validate", minimal, "--set", "provider.api.limits.rmp=1000")
+	if code != exitBadInput || !strings.Contains(stderr, `unknown key "rmp"`) || !strings.Contains(stderr, `did you mean "rpm"?`) {
+		t.Errorf("an unknown key: exit %d, stderr %q", code, stderr)
+	}
+	code, _, stderr = cli(t, "validate", minimal, "--strict", "--set", "provider.api.latency.tpot.mean=15")
+	if code != exitBadInput || !strings.Contains(stderr, "headroom: warning: "+minimal+": --set provider.api.latency.tpot.mean: a bare number is read as seconds") {
+		t.Errorf("a bare duration with --strict: exit %d, stderr %q", code, stderr)
+	}
+	code, _, stderr = cli(t, "validate", "hybrid-plan", "--set", "plan.objective=cheapest")
+	if code != exitBadInput || !strings.Contains(stderr, "--set plan.objective") {
+		t.Errorf("a plan key: exit %d, stderr %q", code, stderr)
 	}
 }

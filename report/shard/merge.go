@@ -74,6 +74,7 @@ func Merge(parts []*Part, names []string) (*report.Plan, []*model.Results, error
 		}
 	}
 	results := make([]*model.Results, first.Items)
+	from := make([]string, first.Items) // the file each result came from
 	for i, p := range parts {
 		s := Shard{Index: p.Header.Shard, Count: p.Header.Shards}
 		for j, it := range p.Items {
@@ -90,7 +91,7 @@ func Merge(parts []*Part, names []string) (*report.Plan, []*model.Results, error
 			if err := checkResults(it.Results, rep == 0); err != nil {
 				return nil, nil, fmt.Errorf("%s: work item %d (point %d, variant %q, replication %d): %w", names[i], k, pt, plan.Variants[v], rep, err)
 			}
-			results[k] = it.Results
+			results[k], from[k] = it.Results, names[i]
 		}
 	}
 	// The replications of a variant are of one scenario and variant, and
@@ -100,12 +101,12 @@ func Merge(parts []*Part, names []string) (*report.Plan, []*model.Results, error
 		pt, v, rep := plan.Item(k)
 		f := results[plan.Index(pt, v, 0)]
 		if r.DurationS != r0.DurationS || r.IntervalS != r0.IntervalS || r.StartClock != r0.StartClock {
-			return nil, nil, fmt.Errorf("work item %d (point %d, variant %q, replication %d) simulated %vs in intervals of %vs from %s, work item 0 %vs in %vs from %s",
-				k, pt, plan.Variants[v], rep, r.DurationS, r.IntervalS, r.StartClock, r0.DurationS, r0.IntervalS, r0.StartClock)
+			return nil, nil, fmt.Errorf("%s: work item %d (point %d, variant %q, replication %d) simulated %vs in intervals of %vs from %s, but %s: work item 0 %vs in %vs from %s",
+				from[k], k, pt, plan.Variants[v], rep, r.DurationS, r.IntervalS, r.StartClock, from[0], r0.DurationS, r0.IntervalS, r0.StartClock)
 		}
 		if r.Scenario != f.Scenario || r.Variant != f.Variant {
-			return nil, nil, fmt.Errorf("work item %d (point %d, variant %q, replication %d) is of scenario %q, variant %q; its first replication of %q, %q",
-				k, pt, plan.Variants[v], rep, r.Scenario, r.Variant, f.Scenario, f.Variant)
+			return nil, nil, fmt.Errorf("%s: work item %d (point %d, variant %q, replication %d) is of scenario %q, variant %q; its first replication of %q, %q (in %s)",
+				from[k], k, pt, plan.Variants[v], rep, r.Scenario, r.Variant, f.Scenario, f.Variant, from[plan.Index(pt, v, 0)])
 		}
 	}
 	return &plan, results, nil

@@ -126,6 +126,20 @@ func TestMergeErrors(t *testing.T) {
 	if _, _, err := Merge([]*Part{parts[0], p2[1], parts[2]}, n3); err == nil || !strings.Contains(err.Error(), "differ in summarize") {
 		t.Errorf("different plans: %v", err)
 	}
+	// Parts that simulated different horizons, or different scenarios in
+	// one variant, name both files.
+	_, _, p3 := batch(t, 3, Hash([]byte("a")))
+	p3[2].Items[0].Results.DurationS, p3[2].Items[0].Results.IntervalS = 120, 120
+	if _, _, err := Merge(p3, n3); err == nil || !strings.HasPrefix(err.Error(), "part-2.json: work item 2 (point 0, variant \"base\", replication 2) simulated 120s") ||
+		!strings.Contains(err.Error(), "but part-0.json: work item 0 60s") {
+		t.Errorf("different horizons: %v", err)
+	}
+	_, _, p4 := batch(t, 3, Hash([]byte("a")))
+	p4[1].Items[0].Results.Scenario = "t"
+	if _, _, err := Merge(p4, n3); err == nil || !strings.HasPrefix(err.Error(), "part-1.json: work item 1 ") ||
+		!strings.Contains(err.Error(), `its first replication of "s", "" (in part-0.json)`) {
+		t.Errorf("different scenarios: %v", err)
+	}
 	if _, err := ReadPart(strings.NewReader(`{"schema": "headroom/results/v1"}`), "x.json"); err == nil || !strings.Contains(err.Error(), "x.json: not a part file") {
 		t.Errorf("a results file read as a part: %v", err)
 	}
