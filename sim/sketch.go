@@ -3,8 +3,9 @@ package sim
 import "math"
 
 // SketchAccuracy is the relative accuracy of every quantile Headroom
-// reports: a reported p95 is within 1% of the value whose rank is exactly
-// the 95th percentile (floor(q*(n-1)), 0-based, as DDSketch defines it).
+// reports: a reported p95 is within 1% of the exact 95th percentile of the
+// values recorded, as numpy.percentile computes it by default (see
+// Sketch.Quantile).
 const SketchAccuracy = 0.01
 
 // subBits is how many mantissa bits select a bucket within a power of two:
@@ -186,9 +187,15 @@ func (s *Sketch) Min() float64 {
 	return s.min
 }
 
-// Quantile returns the q-quantile (0..1) within SketchAccuracy: the value of
-// 0-based rank floor(q*(n-1)), clamped to the exact minimum and maximum; 0
-// when empty.
+// Quantile returns the q-quantile (0..1) within SketchAccuracy, by the
+// definition load testers use: numpy.percentile's default ("linear"), which
+// vLLM's `vllm bench serve` and NVIDIA's genai-perf report. With n values
+// sorted x[0] ≤ … ≤ x[n-1] and h = q·(n−1), it is
+// x[⌊h⌋] + (h − ⌊h⌋)·(x[⌊h⌋+1] − x[⌊h⌋]). Here x[0] and x[n-1] are the exact
+// minimum and maximum, and every other x[r] is the midpoint of the bucket
+// holding rank r, clamped to them (a zero is the minimum). q ≤ 0 gives the
+// minimum, q ≥ 1 the maximum, an empty sketch 0. It is non-decreasing in q,
+// allocates nothing and reads the buckets once.
 func (s *Sketch) Quantile(q float64) float64 {
 	n := s.n()
 	if n == 0 {
@@ -197,21 +204,51 @@ func (s *Sketch) Quantile(q float64) float64 {
 	if q <= 0 {
 		return s.min
 	}
-	if q >= 1 {
+	if q >= 1 || n == 1 {
 		return s.max
 	}
-	rank := uint64(q * (float64(n) - 1))
-	seen := s.zeros
-	if rank < seen {
-		return s.min
+	h := q * float64(n-1)
+	r := uint64(h) // ⌊h⌋: h ≥ 0
+	if r >= n-1 {  // q rounded up to 1
+		return s.max
 	}
-	for i, c := range s.counts {
+	lo, hi := s.adjacent(r, n)
+	if f := h - float64(r); f > 0 {
+		return lo + f*(hi-lo)
+	}
+	return lo
+}
+
+// adjacent returns the values of 0-based ranks r and r+1 (r+1 < n) as
+// Quantile reads them.
+func (s *Sketch) adjacent(r, n uint64) (lo, hi float64) {
+	var v [2]float64
+	k, want := 0, r
+	seen := s.zeros
+	for ; k < 2 && want < seen; k, want = k+1, want+1 {
+		v[k] = s.min
+	}
+	for i := 0; k < 2 && i < len(s.counts); i++ {
+		c := s.counts[i]
+		if c == 0 {
+			continue
+		}
 		seen += c
-		if rank < seen {
-			return math.Min(math.Max(bucketValue(i+s.offset), s.min), s.max)
+		if want >= seen {
+			continue
+		}
+		b := math.Min(math.Max(bucketValue(i+s.offset), s.min), s.max)
+		for ; k < 2 && want < seen; k, want = k+1, want+1 {
+			v[k] = b
 		}
 	}
-	return s.max
+	if r == 0 {
+		v[0] = s.min
+	}
+	if r+1 == n-1 {
+		v[1] = s.max
+	}
+	return v[0], v[1]
 }
 
 // Merge adds every value recorded in o to s.

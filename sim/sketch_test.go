@@ -11,12 +11,16 @@ import (
 // reportedQuantiles are the quantiles Headroom reports, plus the ends.
 var reportedQuantiles = []float64{0, 0.5, 0.9, 0.95, 0.99, 0.999, 1}
 
-// exactQuantile is the order statistic DDSketch approximates for q: the value
-// of 0-based rank floor(q*(n-1)) in sorted order. (GetValueAtQuantile takes
-// rank q*(n-1) and returns the first bucket whose cumulative count exceeds
-// it, which is the bucket holding that order statistic.)
+// exactQuantile is numpy.percentile's default ("linear") q-quantile of
+// sorted values, written out: with h = q·(n−1), the order statistics of
+// 0-based ranks ⌊h⌋ and ⌈h⌉ interpolated by the fraction of h.
 func exactQuantile(sorted []float64, q float64) float64 {
-	return sorted[int(math.Floor(q*float64(len(sorted)-1)))]
+	h := q * float64(len(sorted)-1)
+	lo := int(math.Floor(h))
+	if lo >= len(sorted)-1 {
+		return sorted[len(sorted)-1]
+	}
+	return sorted[lo] + (h-float64(lo))*(sorted[lo+1]-sorted[lo])
 }
 
 // relSlack absorbs floating-point rounding in the mapping between values
@@ -215,9 +219,10 @@ func TestSketchExactStats(t *testing.T) {
 		t.Fatalf("count %v sum %v mean %v min %v max %v; want 8 31 3.875 1 9",
 			s.Count(), s.Sum(), s.Mean(), s.Min(), s.Max())
 	}
-	// Sorted: 1 1 2 3 4 5 6 9; p50 has rank floor(0.5*7) = 3, the value 3.
-	if got := s.Quantile(0.5); !withinAccuracy(got, 3) {
-		t.Fatalf("p50 = %v, want 3 within 1%%", got)
+	// Sorted: 1 1 2 3 4 5 6 9; p50 is at h = 0.5·7 = 3.5, halfway between
+	// the values of ranks 3 and 4: 3.5 (numpy.percentile gives 3.5).
+	if got := s.Quantile(0.5); !withinAccuracy(got, 3.5) {
+		t.Fatalf("p50 = %v, want 3.5 within 1%%", got)
 	}
 	one := NewSketch()
 	one.Add(0.25)
@@ -284,4 +289,130 @@ func (s *Sketch) bucketed() uint64 {
 		n += c
 	}
 	return n
+}
+
+// TestSketchSmallSamples checks the percentiles of one, two and three
+// values against numpy.percentile's default, worked by hand.
+func TestSketchSmallSamples(t *testing.T) {
+	one := NewSketch()
+	one.Add(1.7)
+	for _, q := range reportedQuantiles {
+		if got := one.Quantile(q); got != 1.7 {
+			t.Errorf("one value: Quantile(%v) = %v, want 1.7 exactly", q, got)
+		}
+	}
+	// Two values: both ranks are the exact minimum and maximum, so every
+	// percentile is exact: min + q·(max − min).
+	two := NewSketch()
+	two.Add(3)
+	two.Add(1)
+	for q, want := range map[float64]float64{0.5: 2, 0.9: 2.8, 0.95: 2.9, 0.99: 2.98} {
+		if got := two.Quantile(q); math.Abs(got-want) > 1e-12 {
+			t.Errorf("two values 1, 3: Quantile(%v) = %v, numpy gives %v", q, got, want)
+		}
+	}
+	// A short serve session: E2E 2.10 s, 1.14 s, 0.60 s. numpy gives
+	// p50 = 1.14, p90 = 1.14 + 0.8·0.96 = 1.908, p95 = 1.14 + 0.9·0.96 = 2.004,
+	// p99 = 1.14 + 0.98·0.96 = 2.0808. The middle value is a bucket's, within
+	// 1%; the largest is the exact maximum.
+	three := NewSketch()
+	for _, v := range []float64{2.10, 1.14, 0.60} {
+		three.Add(v)
+	}
+	x1 := three.Quantile(0.5)
+	if !withinAccuracy(x1, 1.14) {
+		t.Fatalf("three values: p50 = %v, want 1.14 within 1%%", x1)
+	}
+	for q, want := range map[float64]float64{0.9: 1.908, 0.95: 2.004, 0.99: 2.0808} {
+		got := three.Quantile(q)
+		if !withinAccuracy(got, want) {
+			t.Errorf("three values: Quantile(%v) = %v, numpy gives %v", q, got, want)
+		}
+		// Exactly the interpolation between the sketch's middle value and
+		// the exact maximum.
+		h := q * 2
+		if exact := x1 + (h-1)*(2.10-x1); math.Abs(got-exact) > 1e-12 {
+			t.Errorf("three values: Quantile(%v) = %v, want x1 + %.2f·(max − x1) = %v", q, got, h-1, exact)
+		}
+	}
+	if got := three.Quantile(0.25); got != 0.60+0.5*(x1-0.60) {
+		t.Errorf("three values: p25 = %v, want halfway from the exact minimum to the middle value", got)
+	}
+	if three.Quantile(0.95) <= three.Quantile(0.5)*1.5 {
+		t.Errorf("three values: p95 %v is still near the median %v", three.Quantile(0.95), three.Quantile(0.5))
+	}
+}
+
+// TestSketchZerosInterpolate: zeros are values like any other, interpolated
+// with their neighbours.
+func TestSketchZerosInterpolate(t *testing.T) {
+	s := NewSketch()
+	for _, v := range []float64{0, 0, 0, 4} {
+		s.Add(v)
+	}
+	// Sorted 0 0 0 4: p50 at h = 1.5 is 0; p90 at h = 2.7 is 0.7·4 = 2.8.
+	if got := s.Quantile(0.5); got != 0 {
+		t.Errorf("p50 of 0 0 0 4 = %v, want 0", got)
+	}
+	if got := s.Quantile(0.9); math.Abs(got-2.8) > 1e-12 {
+		t.Errorf("p90 of 0 0 0 4 = %v, want 2.8", got)
+	}
+	z := NewSketch()
+	for range 5 {
+		z.Add(0)
+	}
+	for _, q := range reportedQuantiles {
+		if got := z.Quantile(q); got != 0 {
+			t.Errorf("all zeros: Quantile(%v) = %v, want 0", q, got)
+		}
+	}
+}
+
+// TestSketchQuantileProperty: for any values, Quantile is non-decreasing in
+// q, lies between the exact minimum and maximum, and is within the sketch's
+// accuracy of numpy's linear percentile of the same values.
+func TestSketchQuantileProperty(t *testing.T) {
+	value := rapid.OneOf(
+		rapid.Float64Range(0, 1e6),
+		rapid.Float64Range(1e-3, 10),
+		rapid.SampledFrom([]float64{0, 1, 1, 2.5}),
+	)
+	rapid.Check(t, func(t *rapid.T) {
+		xs := rapid.SliceOfN(value, 1, 200).Draw(t, "xs")
+		s := NewSketch()
+		for _, x := range xs {
+			s.Add(x)
+		}
+		sorted := slices.Clone(xs)
+		slices.Sort(sorted)
+		qs := rapid.SliceOfN(rapid.Float64Range(0, 1), 1, 20).Draw(t, "qs")
+		qs = append(qs, reportedQuantiles...)
+		slices.Sort(qs)
+		prev := math.Inf(-1)
+		for _, q := range qs {
+			got := s.Quantile(q)
+			if got < prev {
+				t.Fatalf("Quantile(%v) = %v below a smaller q's %v", q, got, prev)
+			}
+			prev = got
+			if got < s.Min() || got > s.Max() {
+				t.Fatalf("Quantile(%v) = %v outside [%v, %v]", q, got, s.Min(), s.Max())
+			}
+			if want := exactQuantile(sorted, q); !withinAccuracy(got, want) && math.Abs(got-want) > minTracked {
+				t.Fatalf("Quantile(%v) = %v, numpy's linear %v", q, got, want)
+			}
+		}
+	})
+}
+
+// TestSketchQuantileAllocates: Quantile allocates nothing.
+func TestSketchQuantileAllocates(t *testing.T) {
+	s := NewSketch()
+	r := Stream(14, "test/alloc", 0)
+	for range 1000 {
+		s.Add(r.ExpFloat64())
+	}
+	if a := testing.AllocsPerRun(100, func() { s.Quantile(0.95) }); a != 0 {
+		t.Fatalf("Quantile allocates %v times per call", a)
+	}
 }
