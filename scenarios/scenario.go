@@ -126,6 +126,7 @@ func Load(r io.Reader, name string) (*Scenario, error) {
 	}
 	s.configs = []model.Config{base}
 	s.warnings = append(s.warningsOf(d, base), s.bareDurations(nil)...)
+	s.warnings = append(s.warnings, s.knobDurations(s.Plan)...)
 	for i := range s.Variants {
 		c, dv, err := s.derive(s.variantName(i), s.variantEdits(i))
 		if err != nil {
