@@ -305,3 +305,25 @@ func TestQueueRenumber(t *testing.T) {
 		}
 	})
 }
+
+// BenchmarkQueueMove moves one of a dozen pending events (a cluster's
+// replicas' step events) to an earlier time, as a replica's cut span does.
+func BenchmarkQueueMove(b *testing.B) {
+	const n = 12
+	var q Queue
+	gens := make([]uint32, n)
+	for i := range n {
+		q.Push(Event{Time: float64(i), Kind: 3, Obj: int32(i)})
+	}
+	r := Stream(1, "move", 0)
+	b.ReportAllocs()
+	b.ResetTimer()
+	for i := 0; i < b.N; i++ {
+		obj := int32(r.Uint64() % n)
+		e := Event{Time: r.Float64() * n, Kind: 3, Obj: obj, Gen: gens[obj] + 1}
+		if !q.Move(3, obj, gens[obj], e, false) {
+			b.Fatal("not found")
+		}
+		gens[obj]++
+	}
+}
