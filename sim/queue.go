@@ -201,7 +201,7 @@ func (q *Queue) Move(kind uint16, obj int32, gen uint32, e Event, skipTop bool) 
 			break
 		}
 	}
-	if i == len(items) {
+	if i >= len(items) {
 		return false
 	}
 	// s takes slot i's place: (key, ord) are unique, so the order events
