@@ -5,7 +5,9 @@ import (
 	"encoding/json"
 	"fmt"
 	"html/template"
+	"math"
 	"slices"
+	"strconv"
 
 	"github.com/go-echarts/go-echarts/v2/charts"
 	"github.com/go-echarts/go-echarts/v2/opts"
@@ -65,6 +67,11 @@ type viewSpec struct {
 	byVariant bool
 	// tweaks change what go-echarts cannot express.
 	tweaks []func(option)
+	// shade, with byVariant, lightens a series' variant colour by the
+	// share it returns for the series' name (0: the colour itself), so
+	// that series of one variant (its refusal reasons) are told apart
+	// while the variant keeps its colour.
+	shade func(name string) float64
 }
 
 // newSizedView is newView laid out and coloured as spec says.
@@ -96,7 +103,7 @@ func newSizedView(id string, c echart, unit, note string, spec viewSpec) (chartV
 		}
 	}
 	if spec.byVariant {
-		colorByVariant(o, owners)
+		colorByVariant(o, owners, spec.shade)
 	}
 	b, err := o.encode(id)
 	if err != nil {
@@ -110,10 +117,24 @@ func newSizedView(id string, c echart, unit, note string, spec viewSpec) (chartV
 	return v, nil
 }
 
+// lighten mixes a "#rrggbb" colour with white: f = 0 keeps it, 1 is
+// white.
+func lighten(hex string, f float64) string {
+	if f <= 0 || len(hex) != 7 || hex[0] != '#' {
+		return hex
+	}
+	v, err := strconv.ParseUint(hex[1:], 16, 32)
+	if err != nil {
+		return hex
+	}
+	mix := func(c uint64) uint64 { return c + uint64(math.Round(float64(255-c)*math.Min(f, 1))) }
+	return fmt.Sprintf("#%02x%02x%02x", mix(v>>16&0xff), mix(v>>8&0xff), mix(v&0xff))
+}
+
 // colorByVariant gives every series of one variant the variant's colour,
 // so that a variant's lines read together (its metrics told apart by
 // dashes) across all the charts of the page.
-func colorByVariant(o option, owners map[string][]int) {
+func colorByVariant(o option, owners map[string][]int, shade func(string) float64) {
 	if len(owners) == 0 {
 		return
 	}
@@ -124,6 +145,9 @@ func colorByVariant(o option, owners map[string][]int) {
 			continue
 		}
 		color := palette[own[0]%len(palette)]
+		if shade != nil {
+			color = lighten(color, shade(name))
+		}
 		for _, k := range []string{"itemStyle", "lineStyle"} {
 			m, _ := s[k].(map[string]any)
 			if m == nil {

@@ -169,12 +169,14 @@ func searchIntro(d *report.Decision) string {
 // (the worse scope) with its margin, and the status.
 func candidateTable(d *report.Decision) table {
 	t := table{Note: "Values are the bound each constraint was checked with (the confidence bound over the replications), in the scope with the least margin; the margin is the share of the allowed amount left (negative: short). Costs are over the horizon, with the knobs' fixed prices prorated."}
-	t.Head = append(t.Head, "cost", "cost per day")
+	// The status comes first after the label, so that both stay in view
+	// while the figures scroll in the table's own box (Wide).
+	t.Head = append(t.Head, "status", "cost", "cost per day")
+	t.Wide = true
 	groups := report.ConstraintGroups(d)
 	for _, g := range groups {
 		t.Head = append(t.Head, report.ConstraintName(d.Constraints[g[0]]))
 	}
-	t.Head = append(t.Head, "status")
 	costs := report.CandidateCosts(d.Candidates)
 	perDay := make([]float64, len(d.Candidates))
 	for i, c := range d.Candidates {
@@ -183,6 +185,11 @@ func candidateTable(d *report.Decision) table {
 	perDayText := report.USDColumn(perDay) // one style per column
 	for i, c := range d.Candidates {
 		row := tableRow{Label: c.Label, Knee: c.Status == "winner"}
+		status := c.Status
+		if c.Status == "fails" || c.Status == "invalid" || c.Status == "failed re-check" {
+			status += ": " + report.FailReason(d, c)
+		}
+		row.Cells = append(row.Cells, tableCell{Value: status})
 		switch {
 		case c.Invalid != "":
 			row.Cells = append(row.Cells, tableCell{Value: "—"}, tableCell{Value: "—"})
@@ -217,11 +224,6 @@ func candidateTable(d *report.Decision) table {
 			}
 			row.Cells = append(row.Cells, tableCell{Value: report.CheckValue(con, ch.Value), Interval: fmt.Sprintf("%s margin, %s", signedShare(ch.Margin), where), Clear: !ch.Met})
 		}
-		status := c.Status
-		if c.Status == "fails" || c.Status == "invalid" || c.Status == "failed re-check" {
-			status += ": " + report.FailReason(d, c)
-		}
-		row.Cells = append(row.Cells, tableCell{Value: status})
 		t.Rows = append(t.Rows, row)
 	}
 	return t

@@ -19,12 +19,16 @@ func TestOverloadedCandidateRow(t *testing.T) {
 			{Label: "replicas=9", Status: "holds", Replications: 5, CostUSD: report.Estimate{Mean: 0.9}, Latency: report.HeadlineFigure{Value: 0.2},
 				Checks: []report.CheckResult{{Value: 0.2, Measured: true, Margin: 0.9, Met: true}}}},
 	}
-	row := candidateTable(d).Rows[0]
+	ct := candidateTable(d)
+	if !ct.Wide || ct.Head[0] != "status" {
+		t.Errorf("the candidate table scrolls in its box with its status beside the label: wide %v, head %q", ct.Wide, ct.Head)
+	}
+	row := ct.Rows[0]
 	var cells []string
 	for _, c := range row.Cells {
 		cells = append(cells, c.Value)
 	}
-	want := []string{"≥ $0.10", "≥ $2.40", "—", "fails: its backlog passed 10,000,000 requests in flight at 01:23:20: far short of the demand"}
+	want := []string{"fails: its backlog passed 10,000,000 requests in flight at 01:23:20: far short of the demand", "≥ $0.10", "≥ $2.40", "—"} // the status first, in view beside the label
 	if strings.Join(cells, " | ") != strings.Join(want, " | ") {
 		t.Errorf("row %q, want %q", cells, want)
 	}

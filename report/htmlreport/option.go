@@ -182,6 +182,7 @@ func joinNames(names []string) string {
 // beneath the plot in a plot widthPx wide; it returns the chart's height.
 func (o option) layout(height, widthPx int) int {
 	o["color"] = palette[:]
+	clockTicks(o, widthPx)
 	leg, _ := o["legend"].(map[string]any)
 	if leg == nil || leg["show"] != true {
 		return height

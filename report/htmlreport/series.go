@@ -2,6 +2,7 @@ package htmlreport
 
 import (
 	"math"
+	"strings"
 
 	"github.com/go-echarts/go-echarts/v2/opts"
 
@@ -75,7 +76,33 @@ func (t timeline) view(id string, c echart, unit, note string) (chartView, error
 // viewByReason is view for a chart whose colours tell its series' reasons
 // apart rather than their variants (the stacked refusals).
 func (t timeline) viewByReason(id string, c echart, unit, note string) (chartView, error) {
-	return newSizedView(id, c, unit, note, viewSpec{owner: t.owner})
+	if !t.multi() { // one variant: a colour per reason, as the legend says
+		return newSizedView(id, c, unit, note, viewSpec{owner: t.owner})
+	}
+	// Several variants: each keeps its colour, as in every other chart of
+	// the page, and its reasons are shades of it.
+	return newSizedView(id, c, unit, note, viewSpec{owner: t.owner, byVariant: true, shade: reasonShade})
+}
+
+// reasonShades are how much each refusal reason lightens its variant's
+// colour: the same reason the same shade on every page.
+var reasonShades = map[string]float64{"rpm": 0, "itpm": 0.45, "otpm": 0.7, "tpm": 0.3, "rpd": 0.55, "tpd": 0.8}
+
+// reasonShade is the shade of a series named "VARIANT · REASON"; other
+// reasons (concurrency, outages, …) take 0.15–0.75 by their name.
+func reasonShade(name string) float64 {
+	reason := name
+	if i := strings.LastIndex(name, " · "); i >= 0 {
+		reason = name[i+len(" · "):]
+	}
+	if f, ok := reasonShades[reason]; ok {
+		return f
+	}
+	h := 0
+	for _, c := range reason {
+		h = h*31 + int(c)
+	}
+	return 0.15 + 0.15*float64((h%5+5)%5)
 }
 
 // minutes returns each interval's width in minutes (the last one may be

@@ -14,6 +14,9 @@ type table struct {
 	Rows []tableRow
 	// Note says where the figures come from.
 	Note string
+	// Wide tables (a plan's candidates) keep their figures on one line
+	// and scroll inside their box, the label column held in view.
+	Wide bool
 }
 
 // tableRow is one figure across the variants.

@@ -88,7 +88,7 @@ func bindingSentence(r *model.Results) string {
 	if name, tight := report.Lookup(r, f.Tightest); tight != nil {
 		h := ""
 		if tight.PeakUse > 0 {
-			h = fmt.Sprintf(", headroom %.1f×", 1/tight.PeakUse)
+			h = ", headroom " + report.Times(1/tight.PeakUse) // 3,333×, not 3333.3×
 		}
 		parts = append(parts, fmt.Sprintf("no rate limit refused a request; the tightest is %s at %.0f%% of its limit at peak%s",
 			limitName(name, tight), 100*tight.PeakUse, h))
