@@ -91,7 +91,10 @@ type Throughput struct {
 	OutputTokensPerS float64 `json:"output_tokens_per_s"`
 }
 
-// TokenCounts are billed tokens of completed requests, by kind.
+// TokenCounts are billed tokens, by kind: those of every attempt a
+// provider or cluster served, which is each completed request and each
+// attempt its client abandoned (its timeout) while it was being answered;
+// refused, failed and still-queued attempts bill nothing.
 type TokenCounts struct {
 	Input      int64 `json:"input"`       // all prompt tokens
 	Uncached   int64 `json:"uncached"`    // prompt tokens neither read from nor written to cache

@@ -37,6 +37,6 @@ func ExampleVerdict() {
 	}
 	// Output:
 	// 2,630 of 3,000 requests completed (87.7%), 361 failed (12.0%: rpm 361), 9 still in flight at the end.
-	// api RPM limit 240 binds: 361 attempts refused (429), first at 00:03:59, most in the interval from 00:04; peak use 125% of the limit; offered demand peaks at 1.2× the limit in the interval from 00:00.
+	// api RPM limit 240 binds: 361 attempts refused (429), first at 00:03:59, most in the interval from 00:04; peak use 125% of the limit (the bucket's burst let through more than a minute's worth); offered demand peaks at 1.2× the limit in the interval from 00:00.
 	// TTFT p50 300ms, p95 300ms; queue wait p95 0.
 }

@@ -100,6 +100,7 @@ func limitLines(r *model.Results) []string {
 			s := fmt.Sprintf("%s %s%s limit %s binds: %s refused (429), first at %s, most in the interval from %s; peak use %.0f%% of the limit",
 				b.Name, strings.ToUpper(l.Dimension), scope, LimitValue(l.Limit), Plural(l.Rejected, "attempt", "attempts"),
 				Clock(r, l.FirstRejectS), Clock(r, l.PeakRejectIntervalS), 100*l.PeakUse)
+			s += burstText(l)
 			if d := demandText(r, l); d != "" {
 				s += "; " + d
 			}
@@ -123,6 +124,20 @@ func limitLines(r *model.Results) []string {
 			b, strings.ToUpper(l.Dimension), useText(l.PeakUse), Times(1/l.PeakUse)))
 	}
 	return out
+}
+
+// burstText explains a token bucket's peak use above 100%: a full bucket
+// admits its burst on top of the refill, so one interval can take more
+// than the limit's rate ("" for a use that rounds to 100% or less, or
+// another window).
+func burstText(l model.LimitResult) string {
+	if l.Window != model.WindowTokenBucket || math.Round(100*l.PeakUse) <= 100 {
+		return ""
+	}
+	if l.Dimension == "rpd" || l.Dimension == "tpd" {
+		return " (the full bucket let through more than the daily rate)"
+	}
+	return " (the bucket's burst let through more than a minute's worth)"
 }
 
 // demandText says how far the offered demand went over a limit at its

@@ -165,3 +165,27 @@ func TestCheapestComparesPerCompletedRequest(t *testing.T) {
 		t.Errorf("got %s, want it to end %q", got, want)
 	}
 }
+
+// A token bucket's peak use above 100% is explained where it is quoted
+// (its burst admits more than the rate in one interval); a fixed window,
+// or a use that rounds to 100%, is not.
+func TestVerdictExplainsBurstAboveTheLimit(t *testing.T) {
+	for _, c := range []struct {
+		window, dim string
+		use         float64
+		want        string
+	}{
+		{model.WindowTokenBucket, "rpm", 1.52, "peak use 152% of the limit (the bucket's burst let through more than a minute's worth); offered"},
+		{model.WindowTokenBucket, "rpd", 1.3, "peak use 130% of the limit (the full bucket let through more than the daily rate); offered"},
+		{model.WindowTokenBucket, "rpm", 1.004, "peak use 100% of the limit; offered"},
+		{"fixed", "rpm", 1.52, "peak use 152% of the limit; offered"},
+	} {
+		r := bound()
+		l := &r.Backends[0].Limits[0]
+		l.Window, l.Dimension, l.PeakUse = c.window, c.dim, c.use
+		r.Findings.FirstToBind.Dimension = c.dim
+		if got := strings.Join(Verdict(r), "\n"); !strings.Contains(got, c.want) {
+			t.Errorf("%s %s at %v: want %q in\n%s", c.window, c.dim, c.use, c.want, got)
+		}
+	}
+}

@@ -126,6 +126,7 @@ func Load(r io.Reader, name string) (*Scenario, error) {
 	}
 	s.configs = []model.Config{base}
 	s.warnings = append(s.warningsOf(d, base), s.bareDurations(nil)...)
+	s.warnings = append(s.warnings, s.knobDurations(s.Plan)...)
 	for i := range s.Variants {
 		c, dv, err := s.derive(s.variantName(i), s.variantEdits(i))
 		if err != nil {
@@ -260,6 +261,9 @@ func (s *Scenario) derive(variant string, edits []edit) (model.Config, *Scenario
 	if err := c.Validate(); err != nil {
 		var fe *workloads.FieldError
 		if errors.As(err, &fe) {
+			if e, ok := s.demandSwitch(fe.Key, fe.Msg, tree, edits); ok {
+				return model.Config{}, nil, e
+			}
 			return model.Config{}, nil, s.locate(fe.Key, fe.Msg, tree, edits)
 		}
 		return model.Config{}, nil, &Error{File: s.file, Msg: err.Error()}

@@ -50,6 +50,7 @@ func (s *Scenario) Warnings(overrides []Override, params ...Param) ([]Warning, e
 	}
 	out := append(s.warningsOf(d, c), s.bareDurations(skip)...)
 	out = append(out, bare...)
+	out = append(out, s.knobDurations(d.Plan)...)
 	for i := range s.Variants {
 		c, d, err := s.derive(s.variantName(i), append(slices.Clip(sets), s.variantEdits(i)...))
 		if err != nil {

@@ -224,3 +224,54 @@ func TestWarningsOverrideDurations(t *testing.T) {
 		t.Errorf("a --set table beside it: %q", got)
 	}
 }
+
+// TestWarningsPlanKnobDurations: a [plan] knob over a duration whose
+// values or range are bare numbers warns as the file does, once per knob
+// at its first bare value, and an option's set key by key; units, and
+// knobs over keys that are not durations, stay quiet, with or without
+// --set.
+func TestWarningsPlanKnobDurations(t *testing.T) {
+	plan := `
+[plan]
+[[plan.target]]
+metric = "e2e"
+percentile = 95
+max = "30s"
+
+[[plan.knob]]
+name = "tpot"
+key = "provider.gpt.latency.tpot.mean"
+values = ["10ms", 0.02, 0.03]
+
+[[plan.knob]]
+key = "provider.gpt.latency.ttft.base"
+range = "1..3"
+
+[[plan.knob]]
+key = "provider.gpt.limits.rpm"
+values = [1000, 2000]
+
+[[plan.knob]]
+name = "tier"
+  [[plan.knob.option]]
+  name = "fast"
+  set = { "provider.gpt.latency.tpot.mean" = 0.01, "provider.gpt.limits.rpm" = 100 }
+  [[plan.knob.option]]
+  name = "slow"
+  set = { "provider.gpt.latency.tpot.mean" = "30ms" }
+`
+	want := strings.Join([]string{
+		`w.toml:23: plan.knob "tpot".values: a bare number is read as seconds: 0.02 is 0.02s; write "0.02ms" or "0.02s" to say which`,
+		`w.toml:27: plan.knob[1].range: a bare number is read as seconds: 1 is 1s; write "1ms" or "1s" to say which`,
+		`w.toml:37: plan.knob "tier".option "fast" sets provider.gpt.latency.tpot.mean: a bare number is read as seconds: 0.01 is 0.01s; write "0.01ms" or "0.01s" to say which`,
+	}, "\n")
+	for _, sets := range [][]scenarios.Override{nil, {{Path: "provider.gpt.limits.rpm", Value: int64(6000)}}} {
+		if got := warningsOf(t, quiet+plan, sets); got != want {
+			t.Errorf("with %v:\n%s\nwant\n%s", sets, got, want)
+		}
+	}
+	unit := strings.NewReplacer(`0.02, 0.03]`, `"20ms"]`, `range = "1..3"`, `values = ["1s", "2s"]`, `= 0.01,`, `= "10ms",`).Replace(plan)
+	if got := warningsOf(t, quiet+unit, nil); got != "" {
+		t.Errorf("knobs with units warn:\n%s", got)
+	}
+}

@@ -305,3 +305,99 @@ func TestQueueRenumber(t *testing.T) {
 		}
 	})
 }
+
+// BenchmarkQueueMove moves one of a dozen pending events (a cluster's
+// replicas' step events) to an earlier time, as a replica's cut span does.
+func BenchmarkQueueMove(b *testing.B) {
+	const n = 12
+	var q Queue
+	gens := make([]uint32, n)
+	for i := range n {
+		q.Push(Event{Time: float64(i), Kind: 3, Obj: int32(i)})
+	}
+	r := Stream(1, "move", 0)
+	b.ReportAllocs()
+	b.ResetTimer()
+	for i := 0; i < b.N; i++ {
+		obj := int32(r.Uint64() % n)
+		e := Event{Time: r.Float64() * n, Kind: 3, Obj: obj, Gen: gens[obj] + 1}
+		if !q.Move(3, obj, gens[obj], e, false) {
+			b.Fatal("not found")
+		}
+		gens[obj]++
+	}
+}
+
+// moveBySearch is Move as it was before it compared obj and gen as one
+// word: the field by field search, then the same fix.
+func (q *Queue) moveBySearch(kind uint16, obj int32, gen uint32, e Event, skipTop bool) bool {
+	const kindMask = 1<<kindBits - 1
+	i := 0
+	if skipTop {
+		i = 1
+	}
+	for ; i < len(q.items); i++ {
+		it := &q.items[i]
+		if it.obj == obj && it.gen == gen && uint16(it.ord&kindMask) == kind {
+			break
+		}
+	}
+	if i >= len(q.items) {
+		return false
+	}
+	q.fix(i, q.slotOf(e))
+	return true
+}
+
+// TestMoveMatchesSearch runs random schedules of a few objects' events,
+// stale generations and moves of events that are not pending included, on
+// a queue moved by Move and on one moved by the field by field search, and
+// checks that both pop exactly the same events in the same
+// order and agree on every Move.
+func TestMoveMatchesSearch(t *testing.T) {
+	rapid.Check(t, func(t *rapid.T) {
+		var a, b Queue // a by Move, b by moveBySearch
+		next := map[[2]int32]uint32{}
+		ident := func(t *rapid.T) (uint16, int32) {
+			return uint16(rapid.IntRange(1, 3).Draw(t, "kind")), int32(rapid.IntRange(-1, 6).Draw(t, "obj"))
+		}
+		t.Repeat(map[string]func(*rapid.T){
+			"push": func(t *rapid.T) {
+				kind, obj := ident(t)
+				k := [2]int32{int32(kind), obj}
+				e := Event{Time: genTime().Draw(t, "time"), Kind: kind, Obj: obj, Gen: next[k]}
+				next[k]++
+				a.Push(e)
+				b.Push(e)
+			},
+			"move": func(t *rapid.T) {
+				kind, obj := ident(t)
+				k := [2]int32{int32(kind), obj}
+				old := uint32(rapid.IntRange(0, int(next[k])).Draw(t, "oldgen"))
+				e := Event{Time: genTime().Draw(t, "time"), Kind: kind, Obj: obj, Gen: next[k]}
+				skip := rapid.Bool().Draw(t, "skipTop")
+				ga, gb := a.Move(kind, obj, old, e, skip), b.moveBySearch(kind, obj, old, e, skip)
+				if ga != gb {
+					t.Fatalf("Move(%d, %d, %d) = %v, the search says %v", kind, obj, old, ga, gb)
+				}
+				if ga {
+					next[k]++
+				}
+			},
+			"pop": func(t *rapid.T) {
+				ea, oka := a.Pop()
+				eb, okb := b.Pop()
+				if oka != okb || !sameEvent(ea, eb) {
+					t.Fatalf("Pop = %+v %v, the search's queue pops %+v %v", ea, oka, eb, okb)
+				}
+			},
+		})
+		for a.Len() > 0 || b.Len() > 0 {
+			ea, oka := a.Pop()
+			eb, okb := b.Pop()
+			if oka != okb || !sameEvent(ea, eb) {
+				t.Fatalf("drain: Pop = %+v %v, the search's queue pops %+v %v", ea, oka, eb, okb)
+			}
+		}
+	})
+}

@@ -80,7 +80,7 @@ type planOptions struct {
 	shardFromEnv                  bool
 	shards                        int
 	part                          string
-	force                         bool
+	force, strict                 bool
 	replications                  int
 }
 
@@ -105,6 +105,7 @@ func planCommand(args []string, stdout, stderr io.Writer, bounds workBounds) err
 	fs.IntVar(&o.shards, "shards", 0, "the shard count `N` with --shard-from-env")
 	fs.StringVar(&o.part, "part", "", "with --shard: write this shard's part to `FILE` ({shard} becomes the shard index)")
 	fs.IntVar(&o.replications, "replications", 0, "run `N` replications per candidate (the same as --set plan.replications=N; the re-check defaults to 4 × N)")
+	strictFlag(fs, &o.strict)
 	fs.BoolVar(&o.force, "force", false, "plan even when the work or memory estimate is beyond its bound, and lift the bound on requests in flight at once")
 	if err := parseFlags(fs, args); err != nil {
 		return err
@@ -151,6 +152,9 @@ func planCommand(args []string, stdout, stderr io.Writer, bounds workBounds) err
 	}
 	pr, err := plan.Compile(sc, sets)
 	if err != nil {
+		return err
+	}
+	if _, err := scenarioWarnings(sc, sets, o.strict, "", stderr); err != nil {
 		return err
 	}
 	opts := plan.Options{Workers: o.workers, Generator: "headroom " + version,

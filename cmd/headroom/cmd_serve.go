@@ -59,6 +59,8 @@ func cmdServe(args []string, stdout, stderr io.Writer) error {
 	var sets []string
 	setFlag(fs, &sets, setHelp)
 	quiet := fs.BoolP("quiet", "q", false, "print nothing but errors")
+	var strict bool
+	strictFlag(fs, &strict)
 	if err := parseFlags(fs, args); err != nil {
 		return err
 	}
@@ -94,6 +96,10 @@ func cmdServe(args []string, stdout, stderr io.Writer) error {
 		overrides = append(overrides, scenarios.Override{Path: "seed", Value: int64(*seed)})
 	}
 	cfg, err := sc.Config(overrides)
+	if err != nil {
+		return err
+	}
+	warnings, err := scenarioWarnings(sc, overrides, strict, "", stderr)
 	if err != nil {
 		return err
 	}
@@ -138,7 +144,7 @@ func cmdServe(args []string, stdout, stderr io.Writer) error {
 	}
 	plan := &report.Plan{Command: "serve", Generator: "headroom " + version,
 		Scenario: report.ScenarioInfo{Name: cfg.Name, Description: sc.Description, File: sc.File(), Overrides: sets},
-		Variants: []string{"base"}, Replications: 1, SLOs: report.SLOsOf(cfg)}
+		Variants: []string{"base"}, Replications: 1, SLOs: report.SLOsOf(cfg), Warnings: warnings}
 	if !*quiet {
 		fmt.Fprintln(stdout)
 	}

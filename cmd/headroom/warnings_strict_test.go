@@ -118,3 +118,31 @@ latency = { ttft = { base = "500ms" }, tpot = { mean = "20ms" } }
 		}
 	}
 }
+
+// TestServeAndPlanWarnings: serve and plan print a file's and --set's
+// warnings on stderr, once each, as run does, and --strict makes them bad
+// input (exit 2) before anything listens or runs.
+func TestServeAndPlanWarnings(t *testing.T) {
+	bare := `a bare number is read as seconds: 1 is 1s; write "1ms" or "1s" to say which`
+	src := mmcScenario(0.5, 0.25, strings.Replace(staffingPlan, `range = "1..12"`, `range = "1..3"`, 1))
+	src = strings.Replace(src, "prices = [10, 20, 30, 40, 50, 60, 70, 80, 90, 100, 110, 120]", "prices = [10, 20, 30]", 1)
+	file := writeScenario(t, src)
+	set := "provider.server.latency.ttft.base=1"
+	want := "headroom: warning: " + file + ": --set provider.server.latency.ttft.base: " + bare
+	for _, cmd := range []string{"serve", "plan"} {
+		code, stdout, stderr := cli(t, cmd, file, "--strict", "--set", set, "--listen", "127.0.0.1:0")
+		if cmd == "plan" {
+			code, stdout, stderr = cli(t, cmd, file, "--strict", "--set", set)
+		}
+		if code != exitBadInput || stdout != "" || strings.Count(stderr, want) != 1 || !strings.Contains(stderr, "--strict: the 1 warning(s) above are errors") {
+			t.Errorf("%s --strict: exit %d, stdout %q, stderr:\n%s", cmd, code, stdout, stderr)
+		}
+	}
+	code, _, stderr := cli(t, "plan", file, "-q", "--set", set)
+	if code != exitOK || strings.Count(stderr, want) != 1 || strings.Count(stderr, "warning") != 1 {
+		t.Errorf("plan: exit %d, want the warning once in stderr:\n%s", code, stderr)
+	}
+	if code, _, stderr := cli(t, "plan", file, "-q", "--strict"); code != exitOK || stderr != "" {
+		t.Errorf("plan --strict with no warning: exit %d, stderr:\n%s", code, stderr)
+	}
+}
