@@ -58,6 +58,20 @@ per = "day"
 monotone = true
 `
 
+// serverKnob adds a non-monotone knob of two server options (a faster
+// one at a price) to staffingPlan.
+const serverKnob = `
+[[plan.knob]]
+name = "server"
+  [[plan.knob.option]]
+  name = "standard"
+  set = { "provider.server.latency.ttft.base" = "1s" }
+  [[plan.knob.option]]
+  name = "fast"
+  price = 600
+  set = { "provider.server.latency.ttft.base" = "0.5s" }
+`
+
 func writeScenario(t *testing.T, src string) string {
 	t.Helper()
 	path := filepath.Join(t.TempDir(), "staffing.toml")
@@ -194,17 +208,7 @@ func TestPlanMaxLoadAlone(t *testing.T) {
 // A sharded plan: each shard searches its share of the choices of the
 // non-monotone knobs; merged, the winner is the one a single process finds.
 func TestPlanShardsMerge(t *testing.T) {
-	plan := staffingPlan + `
-[[plan.knob]]
-name = "server"
-  [[plan.knob.option]]
-  name = "standard"
-  set = { "provider.server.latency.ttft.base" = "1s" }
-  [[plan.knob.option]]
-  name = "fast"
-  price = 600
-  set = { "provider.server.latency.ttft.base" = "0.5s" }
-  [[plan.knob.option]]
+	plan := staffingPlan + serverKnob + `  [[plan.knob.option]]
   name = "faster"
   price = 4000
   set = { "provider.server.latency.ttft.base" = "0.25s" }

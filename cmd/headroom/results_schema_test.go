@@ -230,17 +230,7 @@ func TestPartsValidateAgainstSchema(t *testing.T) {
 // decision does not.
 func TestPlanPartValidatesAgainstSchema(t *testing.T) {
 	schema := printedSchema(t, "--plan-part", shard.DecisionPartSchemaJSON())
-	plan := staffingPlan + `
-[[plan.knob]]
-name = "server"
-  [[plan.knob.option]]
-  name = "standard"
-  set = { "provider.server.latency.ttft.base" = "1s" }
-  [[plan.knob.option]]
-  name = "fast"
-  price = 600
-  set = { "provider.server.latency.ttft.base" = "0.5s" }
-`
+	plan := staffingPlan + serverKnob
 	part := filepath.Join(t.TempDir(), "part.json")
 	if code, _, stderr := cli(t, "plan", writeScenario(t, mmcScenario(2.8, 1, plan)), "--shard", "0/2", "--part", part, "-q"); code != exitOK {
 		t.Fatalf("exit %d: %s", code, stderr)
