@@ -109,7 +109,11 @@ func (s *Sim) arrived(w *workload, now float64, n int) {
 // queue is first in, first out, and nobody passes it), so the draws are
 // those of a request made at its arrival.
 func (s *Sim) issue(w *workload, arrival float64) int32 {
-	id := s.alloc()
+	return s.issueIn(s.alloc(), w, arrival)
+}
+
+// issueIn is issue into the free record id.
+func (s *Sim) issueIn(id int32, w *workload, arrival float64) int32 {
 	r := &s.reqs[id]
 	gen := r.gen + 1
 	var in, out, prefix int

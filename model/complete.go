@@ -114,15 +114,18 @@ func (s *Sim) finish(id int32, w *workload) {
 	r := &s.reqs[id]
 	r.state = stFree
 	r.gen++
-	s.free = append(s.free, id)
 	s.live--
 	s.ser.inFlight.Add(now, -1)
-	if w.semCap > 0 {
-		if w.waiting.len() > 0 {
-			at := w.waiting.pop()
-			s.ser.queue.Add(now, -1)
-			s.attempt(s.issue(w, at))
-		} else {
+	if w.semCap > 0 && w.waiting.len() > 0 {
+		// The first request waiting for the client slot takes it, and
+		// this record, which is the one alloc would give it (free records
+		// are reused last in, first out).
+		at := w.waiting.pop()
+		s.ser.queue.Add(now, -1)
+		s.attempt(s.issueIn(id, w, at))
+	} else {
+		s.free = append(s.free, id)
+		if w.semCap > 0 {
 			w.semUsed--
 		}
 	}

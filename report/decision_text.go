@@ -407,7 +407,7 @@ func DecisionAnswer(d *Decision) string {
 			i := headlineCheck(d)
 			con, ch := d.Constraints[i], w.Checks[i]
 			if ch.Measured {
-				fmt.Fprintf(&b, "; %s %s %s", ConstraintName(con), CheckValue(con, ch.Value), scopeWordsShort(con, d.Settings.WindowS))
+				fmt.Fprintf(&b, "; %s %s %s%s", ConstraintName(con), CheckValue(con, ch.Value), scopeWordsShort(con, d.Settings.WindowS), boundWords(d, w))
 			}
 		}
 	} else if g != nil {
@@ -432,6 +432,19 @@ func DecisionAnswer(d *Decision) string {
 	}
 	b.WriteString(".")
 	return b.String()
+}
+
+// boundWords says which value a checked figure is when it comes from
+// several replications: " (the bound over 12 replications)", the value
+// the constraint was checked with, not one replication's.
+func boundWords(d *Decision, c CandidateResult) string {
+	if c.Replications <= 1 {
+		return ""
+	}
+	if d.Settings.Bound == "quantile" {
+		return fmt.Sprintf(" (the %s quantile over %d replications)", Percent(d.Settings.Confidence), c.Replications)
+	}
+	return fmt.Sprintf(" (the %s bound over %d replications)", Percent(d.Settings.Confidence), c.Replications)
 }
 
 func scopeWordsShort(c ConstraintInfo, windowS float64) string {

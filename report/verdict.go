@@ -69,8 +69,8 @@ func Verdict(r *model.Results) []string {
 		if c := sm.Cost.Commitment; c > 0 {
 			fixed = fmt.Sprintf("; %s of it tier commitments, prorated", Cents(c))
 		}
-		out = append(out, fmt.Sprintf("Cost %s over %s ($%.2f per million tokens; cache hit rate %.0f%%%s).",
-			Cents(sm.Cost.Total), Seconds(Covered(r)), sm.Cost.PerMillionTokens, 100*sm.Tokens.CacheHitRate, fixed))
+		out = append(out, fmt.Sprintf("Cost %s over %s (%s; cache hit rate %.0f%%%s).",
+			Cents(sm.Cost.Total), Seconds(Covered(r)), perMillion(sm.Cost.Total, sm.Tokens, sm.Cost.GPU > 0), 100*sm.Tokens.CacheHitRate, fixed))
 	}
 	return append(out, gatewayVerdict(r)...)
 }
@@ -146,6 +146,23 @@ func Times(v float64) string {
 		return fmt.Sprintf("%.1f×", v)
 	}
 	return fmt.Sprintf("%.2f×", v)
+}
+
+// perMillion is a cost per million tokens, labelled with the tokens it
+// divides by (every prompt token, cached ones included, plus every output
+// token): "$0.14 per million tokens in and out, cached input included";
+// with output set, then per million output tokens, the figure to set
+// beside a hosted API's output price: "; $0.87 per million output
+// tokens".
+func perMillion(cost float64, t model.TokenCounts, output bool) string {
+	s := "no tokens"
+	if n := t.Input + t.Output; n > 0 {
+		s = fmt.Sprintf("$%.2f per million tokens in and out, cached input included", cost/float64(n)*1e6)
+	}
+	if output && t.Output > 0 {
+		s += fmt.Sprintf("; $%.2f per million output tokens", cost/float64(t.Output)*1e6)
+	}
+	return s
 }
 
 // useText is a limit's peak use as a whole percentage, "59%", or to
@@ -260,8 +277,8 @@ func GPUs(c *model.ClusterResult) string {
 func clusterLine(b model.BackendResult, findings []model.ClusterFinding) string {
 	c := b.Cluster
 	if len(c.Pools) > 0 { // each pool's figures follow (verdict_fleet.go)
-		return fmt.Sprintf("%s (%s): prefill and decode disaggregated. GPU cost %s (%.1f GPU-hours, $%.2f per million tokens).",
-			b.Name, GPUs(c), Cents(b.Cost.Total), c.GPUHours, c.CostPerMillionTokens)
+		return fmt.Sprintf("%s (%s): prefill and decode disaggregated. GPU cost %s (%.1f GPU-hours): %s.",
+			b.Name, GPUs(c), Cents(b.Cost.Total), c.GPUHours, perMillion(b.Cost.Total, b.Tokens, true))
 	}
 	s := fmt.Sprintf("%s (%s): running iterations %.0f%% of the time, mean batch %.1f per replica (peak %.0f of max %d), KV %.0f%% used on average",
 		b.Name, GPUs(c), 100*c.Utilization, c.MeanBatch, c.PeakBatch, c.MaxNumSeqs, 100*c.MeanKVUse)
@@ -279,7 +296,7 @@ func clusterLine(b model.BackendResult, findings []model.ClusterFinding) string 
 			s += "; KV memory limits the batch"
 		}
 	}
-	return s + fmt.Sprintf(". GPU cost %s (%.1f GPU-hours, $%.2f per million tokens).", Cents(b.Cost.Total), c.GPUHours, c.CostPerMillionTokens)
+	return s + fmt.Sprintf(". GPU cost %s (%.1f GPU-hours): %s.", Cents(b.Cost.Total), c.GPUHours, perMillion(b.Cost.Total, b.Tokens, true))
 }
 
 // isLimitReason reports whether a refusal reason is a rate-limit

@@ -75,7 +75,8 @@ func TestBrowserPlanReport(t *testing.T) {
 		t.Fatal(err)
 	}
 	out := inBrowser(t, b.Bytes())
-	for _, want := range []string{"Cheapest that holds", "Candidates simulated", "The winner's key figures", "The winner: latency"} {
+	for _, want := range []string{"Cheapest that holds", "Candidates simulated", "The winner's key figures", "The winner: latency",
+		"its replication 0, all workloads together", "(the 95% bound over 4 replications)"} {
 		if !strings.Contains(out.Text, want) {
 			t.Errorf("page text lacks %q:\n%.800s", want, out.Text)
 		}

@@ -44,7 +44,7 @@ func WriteDecision(w io.Writer, d *report.Decision, o Options) error {
 	// figures, which are over every replication.
 	reps := ""
 	if doc.Replications > 1 {
-		reps = fmt.Sprintf(" (its replication 0; the key figures below are over all %d)", doc.Replications)
+		reps = fmt.Sprintf(" (its replication 0, all workloads together; the key figures below are over all %d replications, and the answer and the candidate table give each constraint's workload at the confidence bound)", doc.Replications)
 	}
 	if d.Winner != nil && len(doc.Variants) > 0 {
 		lines := doc.Variants[0].Verdict
