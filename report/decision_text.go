@@ -402,7 +402,7 @@ func DecisionAnswer(d *Decision) string {
 				b.WriteString(" (" + strings.Join(hw, "; ") + ")")
 			}
 		}
-		b.WriteString(", " + costText(d, w))
+		b.WriteString(", " + costText(d, w) + tieNote(d))
 		if len(d.Constraints) > 0 {
 			i := headlineCheck(d)
 			con, ch := d.Constraints[i], w.Checks[i]
