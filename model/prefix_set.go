@@ -1,9 +1,6 @@
 package model
 
-import (
-	"iter"
-	"math/bits"
-)
+import "math/bits"
 
 // prefixSet is a replica's resident prefix-cache entries by key: an open
 // addressing hash table with linear probing and backward-shift deletion.
@@ -101,15 +98,4 @@ func (p *prefixSet) del(key int64) {
 func (p *prefixSet) clear() {
 	clear(p.slots)
 	p.n = 0
-}
-
-// all yields every entry by key, in no particular order.
-func (p *prefixSet) all() iter.Seq2[int64, *prefixEntry] {
-	return func(yield func(int64, *prefixEntry) bool) {
-		for _, e := range p.slots {
-			if e != nil && !yield(e.key, e) {
-				return
-			}
-		}
-	}
 }

@@ -1,6 +1,7 @@
 package model
 
 import (
+	"iter"
 	"testing"
 
 	"pgregory.net/rapid"
@@ -52,4 +53,16 @@ func TestPrefixSetIsAMap(t *testing.T) {
 			t.Fatalf("set yields %d entries, map holds %d", seen, len(m))
 		}
 	})
+}
+
+// all yields every entry by key, in no particular order (the tests'
+// view of the table; the simulation only gets, puts and deletes).
+func (p *prefixSet) all() iter.Seq2[int64, *prefixEntry] {
+	return func(yield func(int64, *prefixEntry) bool) {
+		for _, e := range p.slots {
+			if e != nil && !yield(e.key, e) {
+				return
+			}
+		}
+	}
 }

@@ -3,10 +3,7 @@ package scenarios
 import (
 	"fmt"
 	"math"
-	"sort"
 	"strconv"
-
-	"gonum.org/v1/gonum/stat/distuv"
 
 	"github.com/headroom-sim/headroom/model"
 	"github.com/headroom-sim/headroom/workloads"
@@ -35,11 +32,11 @@ func (s *Scenario) inputWarnings(d *Scenario, c model.Config) []Warning {
 		if tk.Input.IsZero() {
 			continue // a trace gives its own tokens
 		}
-		if m, ok := median(tk.Input); ok && float64(tk.SharedPrefix) > m {
+		if m, ok := tk.Input.MedianValue(); ok && float64(tk.SharedPrefix) > m {
 			add(at+".tokens.shared_prefix", fmt.Sprintf("%d tokens is more than the input's median (%s), so more than half the prompts are raised to %d tokens; "+
 				"input is the whole prompt, shared prefix included: make it at least shared_prefix", tk.SharedPrefix, tokenCount(m), tk.SharedPrefix))
 		}
-		if m, ok := median(tk.Output); ok && tk.MaxTokens > 0 && m > float64(tk.MaxTokens) {
+		if m, ok := tk.Output.MedianValue(); ok && tk.MaxTokens > 0 && m > float64(tk.MaxTokens) {
 			add(at+".tokens.max_tokens", fmt.Sprintf("%d tokens is less than the output's median (%s), so more than half the answers are cut to %d tokens; "+
 				"output is what the model would write uncut and max_tokens the cap the client sends, so if the cut is not meant, lower output or raise max_tokens", tk.MaxTokens, tokenCount(m), tk.MaxTokens))
 		}
@@ -136,63 +133,6 @@ func span(x float64) string {
 
 // whole reports whether x is a whole number (within rounding).
 func whole(x float64) bool { return math.Abs(x-math.Round(x)) < 1e-9*math.Max(1, x) }
-
-// median is a token distribution's median, before rounding and clamping.
-func median(d workloads.Dist) (float64, bool) {
-	switch d.Kind {
-	case workloads.KindFixed:
-		return d.Value, true
-	case workloads.KindUniform:
-		return (d.Min + d.Max) / 2, true
-	case workloads.KindExponential:
-		return d.Mean * math.Ln2, true
-	case workloads.KindLogNormal:
-		if d.Median != 0 {
-			return d.Median, true
-		}
-		return d.Mean / math.Sqrt(1+d.CV*d.CV), true
-	case workloads.KindGamma:
-		if !(d.CV > 0) || !(d.Mean > 0) {
-			return 0, false
-		}
-		k := 1 / (d.CV * d.CV)
-		return distuv.Gamma{Alpha: k, Beta: k / d.Mean}.Quantile(0.5), true
-	case workloads.KindEmpirical:
-		return empiricalMedian(d.Values, d.Weights)
-	}
-	return 0, false
-}
-
-// empiricalMedian is the lower weighted median of values.
-func empiricalMedian(values, weights []float64) (float64, bool) {
-	if len(values) == 0 {
-		return 0, false
-	}
-	idx := make([]int, len(values))
-	total := 0.0
-	for i := range idx {
-		idx[i] = i
-		total += weightOf(weights, i)
-	}
-	if !(total > 0) {
-		return 0, false
-	}
-	sort.SliceStable(idx, func(a, b int) bool { return values[idx[a]] < values[idx[b]] })
-	acc := 0.0
-	for _, i := range idx {
-		if acc += weightOf(weights, i); acc >= total/2 {
-			return values[i], true
-		}
-	}
-	return values[idx[len(idx)-1]], true
-}
-
-func weightOf(weights []float64, i int) float64 {
-	if len(weights) != 0 && i < len(weights) {
-		return weights[i]
-	}
-	return 1
-}
 
 // tokenCount formats a median token count for messages: "2500 tokens".
 func tokenCount(v float64) string {

@@ -1,6 +1,7 @@
 package workloads
 
 import (
+	"cmp"
 	"fmt"
 	"math"
 	"math/rand/v2"
@@ -301,6 +302,66 @@ func (d Dist) MeanValue() float64 {
 		return sum / total
 	}
 	return 0
+}
+
+// MedianValue returns the distribution's median before rounding and
+// clamping, and false for an unset or unknown kind or a degenerate one (a
+// gamma without a positive mean and cv, an empirical list without weight).
+// An empirical list's median is its lower weighted median.
+func (d Dist) MedianValue() (float64, bool) {
+	switch d.Kind {
+	case KindFixed:
+		return d.Value, true
+	case KindUniform:
+		return (d.Min + d.Max) / 2, true
+	case KindExponential:
+		return d.Mean * math.Ln2, true
+	case KindLogNormal:
+		if d.Median != 0 {
+			return d.Median, true
+		}
+		return d.Mean / math.Sqrt(1+d.CV*d.CV), true
+	case KindGamma:
+		if !(d.CV > 0) || !(d.Mean > 0) {
+			return 0, false
+		}
+		k := 1 / (d.CV * d.CV)
+		return distuv.Gamma{Alpha: k, Beta: k / d.Mean}.Quantile(0.5), true
+	case KindEmpirical:
+		return empiricalMedian(d.Values, d.Weights)
+	}
+	return 0, false
+}
+
+// empiricalMedian is the lower weighted median of values (equal weights
+// when none are given).
+func empiricalMedian(values, weights []float64) (float64, bool) {
+	if len(values) == 0 {
+		return 0, false
+	}
+	w := func(i int) float64 {
+		if i < len(weights) {
+			return weights[i]
+		}
+		return 1
+	}
+	idx := make([]int, len(values))
+	total := 0.0
+	for i := range idx {
+		idx[i] = i
+		total += w(i)
+	}
+	if !(total > 0) {
+		return 0, false
+	}
+	slices.SortStableFunc(idx, func(a, b int) int { return cmp.Compare(values[a], values[b]) })
+	acc := 0.0
+	for _, i := range idx {
+		if acc += w(i); acc >= total/2 {
+			return values[i], true
+		}
+	}
+	return values[idx[len(idx)-1]], true
 }
 
 // Sample draws one value using only r. It does not allocate. It assumes

@@ -1,4 +1,4 @@
-package scenarios
+package workloads_test
 
 import (
 	"math"
@@ -8,10 +8,10 @@ import (
 	"github.com/headroom-sim/headroom/workloads"
 )
 
-// TestMedian: each kind's median splits 20,000 draws of the distribution's
+// TestMedianValue: each kind's median splits 20,000 draws of the distribution's
 // own sampler in half (within 4 standard errors), and a gamma of cv 1 against
 // the exponential's mean × ln 2.
-func TestMedian(t *testing.T) {
+func TestMedianValue(t *testing.T) {
 	for _, d := range []workloads.Dist{
 		workloads.Fixed(300),
 		{Kind: workloads.KindUniform, Min: 100, Max: 500},
@@ -22,7 +22,7 @@ func TestMedian(t *testing.T) {
 		{Kind: workloads.KindGamma, Mean: 800, CV: 3},
 		{Kind: workloads.KindEmpirical, Values: []float64{10, 20, 30, 40}, Weights: []float64{1, 1, 5, 1}},
 	} {
-		m, ok := median(d)
+		m, ok := d.MedianValue()
 		if !ok {
 			t.Fatalf("%v: no median", d)
 		}
@@ -44,7 +44,7 @@ func TestMedian(t *testing.T) {
 			t.Errorf("%v: median %g, but %d of %d draws are below it and %d at or below", d, m, below, n, atOrBelow)
 		}
 	}
-	g, _ := median(workloads.Dist{Kind: workloads.KindGamma, Mean: 400, CV: 1})
+	g, _ := workloads.Dist{Kind: workloads.KindGamma, Mean: 400, CV: 1}.MedianValue()
 	if want := 400 * math.Ln2; math.Abs(g-want) > 1e-6*want {
 		t.Errorf("gamma of cv 1: %g, want %g", g, want)
 	}
