@@ -264,7 +264,7 @@ func (s *Sim) asMetric(c *cluster, now float64) float64 {
 	busy := avg(&c.cs.busyG, &a.cumBusy)
 	kv := 0.0
 	for _, rep := range c.replicas {
-		s.syncSpan(c, rep, now)
+		rep.syncSpan(now)
 		kv += rep.kvG.Integral(now)
 	}
 	kvAvg := (kv - a.cumKV) / p / float64(c.blocks)

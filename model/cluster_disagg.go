@@ -238,7 +238,7 @@ func (s *Sim) decodeRoom(c *cluster, id int32) *replica {
 		if !rep.accepting() {
 			continue
 		}
-		s.syncSpan(d, rep, s.eng.Now())
+		rep.syncSpan(s.eng.Now())
 		if rep.free < need {
 			continue
 		}

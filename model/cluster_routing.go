@@ -80,7 +80,7 @@ func (s *Sim) viewKV(c *cluster, rep *replica) int {
 	if c.rt.refresh > 0 {
 		return int(c.rt.snapKV[rep.idx])
 	}
-	s.syncSpan(c, rep, s.eng.Now())
+	rep.syncSpan(s.eng.Now())
 	return c.blocks - rep.free
 }
 
@@ -88,7 +88,7 @@ func (s *Sim) viewKV(c *cluster, rep *replica) int {
 func (s *Sim) refreshView(c *cluster) {
 	now := s.eng.Now()
 	for _, rep := range c.replicas {
-		s.syncSpan(c, rep, now)
+		rep.syncSpan(now)
 		c.rt.snapLoad[rep.idx] = int32(rep.load())
 		c.rt.snapKV[rep.idx] = int32(c.blocks - rep.free)
 	}
@@ -106,19 +106,28 @@ func (s *Sim) pickFor(c *cluster, id int32) *replica {
 	var best *replica
 	if rt.policy == polLeastWork {
 		// The first accepting replica with the least outstanding work:
-		// leastLoaded over the candidates, without listing them.
-		bl, snap := 0, rt.refresh > 0
-		for _, rep := range c.replicas {
-			if !rep.accepting() {
-				continue
-			}
+		// leastLoaded over the candidates, without listing them. Which
+		// replica holds the least is a coin toss at every arrival, so the
+		// choice is made by masks, not a branch the processor would
+		// mispredict every other time: a replica that does not accept
+		// counts as infinitely loaded, and lt is all ones when l < bl
+		// (both are at least 0, so l − bl cannot overflow).
+		const none = int(^uint(0) >> 1)
+		bi, bl, snap := -1, none, rt.refresh > 0
+		for i, rep := range c.replicas {
 			l := rep.load()
 			if snap {
 				l = int(rt.snapLoad[rep.idx]) // viewLoad
 			}
-			if best == nil || l < bl {
-				best, bl = rep, l
+			if !rep.accepting() {
+				l = none
 			}
+			lt := (l - bl) >> 63
+			bi ^= (bi ^ i) & lt
+			bl ^= (bl ^ l) & lt
+		}
+		if bi >= 0 {
+			best = c.replicas[bi]
 		}
 	} else {
 		cand := rt.cand[:0]

@@ -218,8 +218,8 @@ func (s *Sim) maybeRetire(c *cluster, rep *replica) {
 // it held are refused back to their clients (retry) or failed (lose).
 func (s *Sim) failReplica(c *cluster, rep *replica, lose bool) {
 	now := s.eng.Now()
-	s.syncSpan(c, rep, now)
-	rep.span.on = false
+	rep.syncSpan(now)
+	rep.span.on, rep.span.m = false, rep.span.applied // nothing left to apply
 	rep.failures++
 	if rep.failed {
 		return // already down: overlapping failures

@@ -80,7 +80,7 @@ func (s *Sim) launchSpan(c *cluster, rep *replica, b *perf.Batch) bool {
 	// Iterations k0..last at most, within the cap; each after the first
 	// takes the blocks of the sequences crossing a block boundary.
 	m := int(min(int64(rep.spanCap), last-k0+1))
-	if c.paged() && rep.dec*((m-1+c.bs-1)/c.bs) > rep.free {
+	if c.paged() && rep.dec*blocksFor(m-1, c.bs) > rep.free { // ⌈(m−1)/bs⌉, by a shift
 		// A sequence crosses at most one boundary in bs iterations: with
 		// fewer free blocks than that bound, count them iteration by
 		// iteration.
@@ -113,7 +113,9 @@ func (s *Sim) launchSpan(c *cluster, rep *replica, b *perf.Batch) bool {
 		t += dt
 	}
 	rep.span.at = now + dts[0]
-	c.cs.itl.AddN(dts[0], uint64(b.Decode))
+	if !c.cs.itl.tryAddN(dts[0], uint64(b.Decode)) {
+		c.cs.itl.addRest(dts[0], uint64(b.Decode))
+	}
 	if !rep.busy {
 		rep.busy = true
 		c.cs.busyG.Add(now, 1)
@@ -147,27 +149,62 @@ func (c *cluster) decodeSpan(d int, ctx float64, dts []float64) {
 // t now: with one event per iteration, its event would have been scheduled
 // later than the tick, arrival or failure being handled (they are
 // scheduled further ahead), so it would come after them.
-func (s *Sim) syncSpan(c *cluster, rep *replica, t float64) {
+func (rep *replica) syncSpan(t float64) {
+	// A span that is off has every iteration applied (endSpan and
+	// failReplica see to it), so that this test, inlined at every call,
+	// need not look at on.
+	if sp := &rep.span; sp.applied < sp.m && sp.at < t {
+		rep.applySpan(t)
+	}
+}
+
+// applySpan is syncSpan's loop, with the span's state in locals (the
+// stores of each iteration's gauge and sketch would otherwise make the
+// compiler write them back and load them again).
+func (rep *replica) applySpan(t float64) {
+	c := rep.cl
 	sp := &rep.span
-	for sp.on && sp.applied < sp.m && sp.at < t {
-		k := sp.k0 + int64(sp.applied)
-		rep.free -= c.spanNeed(rep, k)
-		c.cs.steps++
-		used := c.blocks - rep.free
-		if used != rep.lastUsed {
-			rep.kvG.Set(sp.at, float64(used))
+	applied, at, free := sp.applied, sp.at, rep.free
+	dts := rep.spanDT[:sp.m]
+	dec := uint64(sp.dec)
+	itl := c.cs.itl
+	k := sp.k0 + int64(applied)
+	var cnt []int32
+	bm := int64(c.bs) - 1
+	pow2 := c.bs&(c.bs-1) == 0
+	if c.paged() {
+		cnt = rep.cnt
+	}
+	steps := 0
+	for ; applied < len(dts) && at < t; applied++ {
+		if cnt != nil {
+			// spanNeed: the sequences crossing a block boundary at k
+			if pow2 {
+				free -= int(cnt[-k&bm])
+			} else {
+				free -= int(cnt[mod(-k, bm+1)])
+			}
+		}
+		steps++
+		if used := c.blocks - free; used != rep.lastUsed {
+			rep.kvG.Set(at, float64(used))
 			rep.lastUsed = used
 		}
-		sp.at += rep.spanDT[sp.applied]
-		c.cs.itl.AddN(rep.spanDT[sp.applied], uint64(sp.dec))
-		sp.applied++
+		dt := dts[applied]
+		at += dt
+		if !itl.tryAddN(dt, dec) {
+			itl.addRest(dt, dec)
+		}
+		k++
 	}
+	sp.applied, sp.at, rep.free = applied, at, free
+	c.cs.steps += int64(steps)
 }
 
 // cutSpan ends the span at the first iteration boundary after now.
 func (s *Sim) cutSpan(c *cluster, rep *replica) {
 	now := s.eng.Now()
-	s.syncSpan(c, rep, now)
+	rep.syncSpan(now)
 	sp := &rep.span
 	if !sp.on || sp.applied >= sp.m {
 		return // already in its last iteration
@@ -186,9 +223,9 @@ func (s *Sim) cutSpan(c *cluster, rep *replica) {
 // endSpan applies a finished span as its m iterations' ends would have.
 func (s *Sim) endSpan(c *cluster, rep *replica) {
 	now := s.eng.Now()
-	s.syncSpan(c, rep, now)
+	rep.syncSpan(now)
 	sp := rep.span
-	rep.span.on = false
+	rep.span.on, rep.span.applied = false, sp.m
 	if sp.cut {
 		rep.spanCap = max(minSpanCap, rep.spanCap/2)
 	} else {

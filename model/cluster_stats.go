@@ -15,7 +15,7 @@ type clusterStats struct {
 	outTok                []int64 // output tokens completed per interval
 	// itl pools the gaps between tokens: every iteration's time once for
 	// each sequence that decodes in it.
-	itl *sim.Sketch
+	itl *itlSketch // cluster_itl.go
 }
 
 // maxReplicaSeries bounds the clusters whose replicas get series of
@@ -25,7 +25,7 @@ const maxReplicaSeries = 32
 func newClusterStats(n int) *clusterStats {
 	return &clusterStats{preemptPer: make([]int64, n), batch: make([]float64, n), kv: make([]float64, n),
 		wait: make([]float64, n), busy: make([]float64, n), batchMax: make([]float64, n), gpus: make([]float64, n), outTok: make([]int64, n),
-		itl: sim.NewSketch()}
+		itl: newITLSketch()}
 }
 
 func (cs *clusterStats) preempt(iv int) {
@@ -44,7 +44,7 @@ func (s *Sim) tickCluster(c *cluster, iv int, t float64) {
 	}
 	kv := 0.0
 	for _, r := range c.replicas {
-		s.syncSpan(c, r, t)
+		r.syncSpan(t)
 		b, _ := r.batchG.Mark(t)
 		k, _ := r.kvG.Mark(t)
 		w, _ := r.waitG.Mark(t)

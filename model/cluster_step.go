@@ -324,7 +324,9 @@ func (s *Sim) launch(c *cluster, rep *replica, b *perf.Batch) {
 	}
 	dt += rep.takeExtra()
 	if b.Decode > 0 && !c.static {
-		c.cs.itl.AddN(dt, uint64(b.Decode))
+		if !c.cs.itl.tryAddN(dt, uint64(b.Decode)) {
+			c.cs.itl.addRest(dt, uint64(b.Decode))
+		}
 	}
 	if !rep.busy {
 		rep.busy = true
