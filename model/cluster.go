@@ -26,11 +26,14 @@ type cluster struct {
 	chunked            bool
 	priority           bool
 	bs                 int // KV block size
+	bsShift            int // log2(bs) when bs is a power of two, else -1 (blocksOf, phase)
 	pagedKV            bool
 	blocks             int // KV blocks per replica
 	replicas           []*replica
-	maxSeqs            int // current max_num_seqs (the schedule may change it)
-	target             int // replicas that should be provisioned now
+	rkey               []int // per replica: its routing key (noteLoad)
+	scanRoute          bool  // least-work routing scans the replicas instead of reading rkey (tests; more replicas than a key can name)
+	maxSeqs            int   // current max_num_seqs (the schedule may change it)
+	target             int   // replicas that should be provisioned now
 	// replicaBase is the index of replica 0 in Sim.replicas (event Obj).
 	replicaBase int
 	stats       *backendStats
@@ -73,7 +76,10 @@ func buildCluster(spec *ClusterSpec, idx int, nInt int) (*cluster, error) {
 		return buildDisagg(spec, idx, nInt)
 	}
 	c := &cluster{spec: spec, idx: idx, chunked: *spec.ChunkedPrefill, priority: spec.Order == "priority",
-		bs: spec.KV.BlockSize, pagedKV: spec.KV.Allocation != "contiguous"}
+		bs: spec.KV.BlockSize, bsShift: -1, pagedKV: spec.KV.Allocation != "contiguous"}
+	if c.bs > 0 && c.bs&(c.bs-1) == 0 {
+		c.bsShift = bits.TrailingZeros(uint(c.bs))
+	}
 	g, m, err := spec.hardware()
 	if err != nil {
 		return nil, err
@@ -132,7 +138,9 @@ func buildCluster(spec *ClusterSpec, idx int, nInt int) (*cluster, error) {
 	}
 	for i := 0; i < spec.maxReplicas(); i++ {
 		c.replicas = append(c.replicas, &replica{cl: c, idx: i, free: c.blocks})
+		c.rkey = append(c.rkey, routeNone) // down until provisioned
 	}
+	c.scanRoute = len(c.replicas) >= 1<<routeIdxBits
 	c.maxSeqs = spec.MaxNumSeqs
 	c.noEvict = spec.Scheduler == "no-evict"
 	if spec.KV.Watermark != nil {
@@ -311,12 +319,14 @@ type replica struct {
 	batchG, kvG, waitG sim.Gauge
 	series             *ReplicaSeries
 
-	kick       bool  // a start at the end of this instant is scheduled
-	preempted  bool  // the iteration being planned preempted a sequence
-	committed  int   // KV blocks reserved by running requests (no-evict)
-	iter       int64 // iterations completed
-	admitted   int64 // admissions so far (seqState.order)
-	fast       bool  // the running iteration was planned from the aggregate
+	kick       bool    // a start at the end of this instant is scheduled
+	preempted  bool    // the iteration being planned preempted a sequence
+	committed  int     // KV blocks reserved by running requests (no-evict)
+	iter       int64   // iterations completed
+	admitted   int64   // admissions so far (seqState.order)
+	fast       bool    // the running iteration was planned from the aggregate
+	runBuf     []int32 // the running list's buffer (pushRunning)
+	runOff     int     // where the running list starts in it
 	prefilling []int32
 	dec        int     // decoding sequences in the aggregate
 	cdec       float64 // their total context at the next iteration
@@ -345,6 +355,24 @@ func blocksFor(tokens, bs int) int {
 		return n >> bits.TrailingZeros(uint(bs)) // a power of two: no division
 	}
 	return n / bs
+}
+
+// blocksOf is blocksFor(tokens, c.bs), by the shift found when the cluster
+// was built.
+func (c *cluster) blocksOf(tokens int) int {
+	n := tokens + c.bs - 1
+	if n >= 0 && c.bsShift >= 0 {
+		return n >> c.bsShift
+	}
+	return n / c.bs
+}
+
+// phase is mod(a, c.bs), by a mask when bs is a power of two.
+func (c *cluster) phase(a int64) int64 {
+	if c.bsShift >= 0 {
+		return a & int64(c.bs-1)
+	}
+	return mod(a, int64(c.bs))
 }
 
 // maxTokens is the longest sequence (prompt plus output) a replica can

@@ -349,6 +349,7 @@ func (s *Sim) admitPrefilled(d *cluster, rep *replica, id int32, budget *int, b 
 		// Its client went away while it waited: the engine aborts it.
 		q.prefixed = false
 		rep.popWaiting()
+		rep.noteLoad()
 		s.ser.queue.Add(now, -1)
 		d.cs.waitG.Add(now, -1)
 		rep.waitG.Add(now, -1)
@@ -371,7 +372,7 @@ func (s *Sim) admitPrefilled(d *cluster, rep *replica, id int32, budget *int, b 
 	rep.incoming -= int(sq.blocks)
 	q.nb = 0
 	r.state = stService
-	rep.running = append(rep.running, id)
+	rep.pushRunning(id)
 	rep.admitted++
 	sq.order = rep.admitted
 	ctx := int(r.input + sq.generated)

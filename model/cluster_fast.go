@@ -117,7 +117,7 @@ func (s *Sim) joinDecode(c *cluster, rep *replica, id int32) {
 		if len(rep.cnt) == 0 {
 			rep.cnt = make([]int32, c.bs)
 		}
-		sq.phase = int32(mod(ctx-1-rep.iter, int64(c.bs)))
+		sq.phase = int32(c.phase(ctx - 1 - rep.iter))
 		rep.cnt[sq.phase]++
 	}
 	sq.lazyGen++
@@ -136,7 +136,7 @@ func (s *Sim) leaveDecode(c *cluster, rep *replica, id int32) {
 	rep.cdec -= float64(r.input + sq.generated)
 	if c.paged() {
 		rep.cnt[sq.phase]--
-		sq.blocks = int32(blocksFor(int(r.input+sq.generated)-1, c.bs) - rep.sharedBlocks(sq))
+		sq.blocks = int32(c.blocksOf(int(r.input+sq.generated)-1) - rep.sharedBlocks(sq))
 	}
 }
 
@@ -170,34 +170,33 @@ func (s *Sim) lazify(c *cluster, rep *replica) {
 // fastStart plans the running sequences' part of an iteration from the
 // aggregate, if nothing competes for budget or blocks.
 func (s *Sim) fastStart(c *cluster, rep *replica, budget *int, b *perf.Batch) bool {
-	if rep.dec+len(rep.prefilling) != len(rep.running) {
+	dec, pre := rep.dec, rep.prefilling
+	if dec+len(pre) != len(rep.running) {
 		return false // the aggregate is not built (first iteration after a reference one)
 	}
-	need := rep.dec
-	blocks := 0
-	if c.paged() && rep.dec > 0 {
-		blocks = int(rep.cnt[mod(-rep.iter, int64(c.bs))])
+	crossing := 0 // decoding sequences whose context crosses a block boundary now
+	if c.pagedKV && dec > 0 {
+		crossing = int(rep.cnt[c.phase(-rep.iter)])
 	}
-	for _, id := range rep.prefilling {
+	need, blocks := dec, crossing
+	for _, id := range pre {
 		sq := &s.seqs[id]
 		need += int(sq.target - sq.computed)
-		if n := blocksFor(int(sq.target), c.bs) - rep.sharedBlocks(sq) - int(sq.blocks); n > 0 {
+		if n := c.blocksOf(int(sq.target)) - rep.sharedBlocks(sq) - int(sq.blocks); n > 0 {
 			blocks += n
 		}
 	}
 	if need > *budget || blocks > rep.free {
 		return false
 	}
-	if c.paged() && rep.dec > 0 {
-		rep.free -= int(rep.cnt[mod(-rep.iter, int64(c.bs))])
-	}
-	b.Decode = rep.dec
+	rep.free -= crossing
+	b.Decode = dec
 	b.Context += rep.cdec
-	*budget -= rep.dec
-	for _, id := range rep.prefilling {
+	*budget -= dec
+	for _, id := range pre {
 		sq := &s.seqs[id]
 		ch := int(sq.target - sq.computed)
-		if n := blocksFor(int(sq.target), c.bs) - rep.sharedBlocks(sq) - int(sq.blocks); n > 0 {
+		if n := c.blocksOf(int(sq.target)) - rep.sharedBlocks(sq) - int(sq.blocks); n > 0 {
 			rep.free -= n
 			sq.blocks += int32(n)
 		}
@@ -214,10 +213,36 @@ func (s *Sim) fastStart(c *cluster, rep *replica, budget *int, b *perf.Batch) bo
 
 // fastEnd applies an iteration planned by fastStart.
 func (s *Sim) fastEnd(c *cluster, rep *replica) {
-	now := s.eng.Now()
 	k := rep.iter
-	fin := rep.finBuf[:0]
-	join := rep.joinBuf[:0]
+	fin, join := rep.finBuf[:0], rep.joinBuf[:0]
+	if len(rep.prefilling) > 0 {
+		fin, join = s.endPrefills(c, rep, fin, join)
+	}
+	rep.cdec += float64(rep.dec) // every decoding sequence's context grew by one
+	rep.iter++
+	if rep.fin.due(k) {
+		s.finishAll(c, rep, s.dueFinishers(rep, k, fin))
+	} else {
+		rep.fin.skip(k) // the test inlined: most iterations finish nobody
+		if len(fin) > 0 {
+			s.finishAll(c, rep, fin)
+		}
+	}
+	if len(join) > 0 {
+		for _, id := range join {
+			s.joinDecode(c, rep, id)
+		}
+		if cap(join) != cap(rep.joinBuf) {
+			rep.joinBuf = join[:0] // it grew
+		}
+	}
+}
+
+// endPrefills applies the iteration's prefill chunks: a sequence whose
+// prompt is now computed has its first token and finishes (fin) or joins
+// the aggregate (join), the others stay prefilling.
+func (s *Sim) endPrefills(c *cluster, rep *replica, fin, join []int32) ([]int32, []int32) {
+	now := s.eng.Now()
 	keep := rep.prefilling[:0]
 	for _, id := range rep.prefilling {
 		sq := &s.seqs[id]
@@ -236,7 +261,9 @@ func (s *Sim) fastEnd(c *cluster, rep *replica) {
 			r.ttftSvc = now - r.admitted
 		}
 		sq.generated++
-		s.registerPrefix(c, rep, id)
+		if sq.prefix < 0 { // registerPrefix's test, inlined: most have their entry
+			s.registerPrefix(c, rep, id)
+		}
 		if sq.generated >= c.lastToken(r) {
 			fin = append(fin, id)
 		} else {
@@ -246,19 +273,26 @@ func (s *Sim) fastEnd(c *cluster, rep *replica) {
 	// Stores that only shorten a slice in place write its length, not its
 	// pointer, so they take no GC write barrier.
 	rep.prefilling = rep.prefilling[:len(keep)] // keep is its prefix
-	rep.cdec += float64(rep.dec)                // every decoding sequence's context grew by one
-	rep.iter++
-	if rep.fin.len() > 0 {
-		due := rep.fin.drain(k, rep.dueBuf[:0])
-		for _, e := range due {
-			if sq := &s.seqs[e.id]; sq.lazy && sq.lazyGen == e.stamp {
-				fin = append(fin, e.id)
-			}
-		}
-		if cap(due) != cap(rep.dueBuf) {
-			rep.dueBuf = due[:0] // it grew
+	return fin, join
+}
+
+// dueFinishers appends to fin the decoding sequences whose last token
+// iteration k produced.
+func (s *Sim) dueFinishers(rep *replica, k int64, fin []int32) []int32 {
+	due := rep.fin.drain(k, rep.dueBuf[:0])
+	for _, e := range due {
+		if sq := &s.seqs[e.id]; sq.lazy && sq.lazyGen == e.stamp {
+			fin = append(fin, e.id)
 		}
 	}
+	if cap(due) != cap(rep.dueBuf) {
+		rep.dueBuf = due[:0] // it grew
+	}
+	return fin
+}
+
+// finishAll completes the sequences of fin, which have their last token.
+func (s *Sim) finishAll(c *cluster, rep *replica, fin []int32) {
 	// Finish in running (admission) order, as the reference does. The list
 	// is short; an insertion sort does not allocate, sort.Slice would.
 	for i := 1; i < len(fin); i++ {
@@ -276,14 +310,8 @@ func (s *Sim) fastEnd(c *cluster, rep *replica) {
 		s.releaseKV(rep, id)
 		s.completeCluster(c, id)
 	}
-	for _, id := range join {
-		s.joinDecode(c, rep, id)
-	}
 	if cap(fin) != cap(rep.finBuf) {
 		rep.finBuf = fin[:0] // it grew
-	}
-	if cap(join) != cap(rep.joinBuf) {
-		rep.joinBuf = join[:0]
 	}
 }
 
@@ -315,8 +343,33 @@ func (s *Sim) removeRunning(rep *replica, id int32) {
 		}
 	}
 	if i < len(run) && run[i] == id {
-		copy(run[i:], run[i+1:])
-		rep.running = rep.running[:len(run)-1]
+		if i < len(run)/2 {
+			// Nearer the front: the sequences before it move up one
+			// place and the list starts one later in its buffer (see
+			// pushRunning), instead of moving the hundred behind it.
+			copy(run[1:i+1], run[:i])
+			rep.running = run[1:]
+			rep.runOff++
+		} else {
+			copy(run[i:], run[i+1:])
+			rep.running = rep.running[:len(run)-1]
+		}
+		rep.noteLoad()
+	}
+}
+
+// pushRunning appends a sequence to the running list. The list is a window
+// of runBuf from runOff on (removeRunning moves its start); when the window
+// reaches the buffer's end it moves back to the start, so that the list
+// grows its buffer only when it holds more sequences than ever before.
+func (rep *replica) pushRunning(id int32) {
+	if len(rep.running) == cap(rep.running) && rep.runOff > 0 {
+		n := copy(rep.runBuf, rep.running)
+		rep.running, rep.runOff = rep.runBuf[:n], 0
+	}
+	rep.running = append(rep.running, id)
+	if rep.runOff == 0 && cap(rep.running) != cap(rep.runBuf) {
+		rep.runBuf = rep.running[:cap(rep.running)] // it grew
 	}
 }
 

@@ -147,6 +147,18 @@ func (q *finQueue) nextBucket() int {
 	return 0
 }
 
+// due reports whether any entry has k <= upTo (drain would return one).
+func (q *finQueue) due(upTo int64) bool {
+	return q.ring > 0 && q.next <= upTo || len(q.far) > 0 && q.far[0].k <= upTo
+}
+
+// skip is drain when nothing is due: it moves base past upTo.
+func (q *finQueue) skip(upTo int64) {
+	if upTo+1 > q.base {
+		q.base = upTo + 1
+	}
+}
+
 // drain appends to out every entry with k <= upTo, in no particular
 // order, and moves base past upTo.
 func (q *finQueue) drain(upTo int64, out []finEntry) []finEntry {

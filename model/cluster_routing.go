@@ -67,6 +67,32 @@ func newRouter(spec *ClusterSpec, cfg *Config, n int) *router {
 // accepting reports whether a replica takes new requests.
 func (rep *replica) accepting() bool { return rep.state == repUp && !rep.failed }
 
+// routeNone is the routing key of a replica that does not accept
+// requests: above any other.
+const routeNone = int(^uint(0) >> 1)
+
+// routeIdxBits holds a replica's index in its routing key (a cluster's
+// replicas are fewer, see buildCluster).
+const routeIdxBits = 20
+
+// routeKey is the routing key of a replica of index i and load l.
+func routeKey(l, i int) int { return l<<routeIdxBits | i }
+
+// noteLoad brings the replica's routing key up to date: routeKey of its
+// outstanding work (load) when it accepts requests, else routeNone. It is
+// called
+// wherever the load or acceptance may have changed (a request queued, a
+// sequence finished, an orphan dropped, a failure, a state change); an
+// admission moves a request from waiting to running and leaves it as it
+// is.
+func (rep *replica) noteLoad() {
+	k := routeKey(rep.load(), rep.idx)
+	if !rep.accepting() {
+		k = routeNone
+	}
+	rep.cl.rkey[rep.idx] = k
+}
+
 // viewLoad is a replica's outstanding work as the router sees it.
 func (c *cluster) viewLoad(rep *replica) int {
 	if c.rt.refresh > 0 {
@@ -106,28 +132,31 @@ func (s *Sim) pickFor(c *cluster, id int32) *replica {
 	var best *replica
 	if rt.policy == polLeastWork {
 		// The first accepting replica with the least outstanding work:
-		// leastLoaded over the candidates, without listing them. Which
-		// replica holds the least is a coin toss at every arrival, so the
-		// choice is made by masks, not a branch the processor would
-		// mispredict every other time: a replica that does not accept
-		// counts as infinitely loaded, and lt is all ones when l < bl
-		// (both are at least 0, so l − bl cannot overflow).
-		const none = int(^uint(0) >> 1)
-		bi, bl, snap := -1, none, rt.refresh > 0
-		for i, rep := range c.replicas {
-			l := rep.load()
-			if snap {
-				l = int(rt.snapLoad[rep.idx]) // viewLoad
+		// leastLoaded over the candidates, without listing them, read off
+		// the routing keys (noteLoad), one cache line for eight replicas.
+		// A key is the load above the replica's index, so the least key is
+		// the first replica of the least load, and min is a conditional
+		// move: which replica holds the least is a coin toss at every
+		// arrival, a branch the processor would mispredict every other
+		// time.
+		bk := routeNone
+		if rt.refresh > 0 || c.scanRoute {
+			for i, rep := range c.replicas {
+				l := rep.load()
+				if rt.refresh > 0 {
+					l = int(rt.snapLoad[rep.idx]) // viewLoad
+				}
+				if rep.accepting() {
+					bk = min(bk, routeKey(l, i))
+				}
 			}
-			if !rep.accepting() {
-				l = none
+		} else {
+			for _, k := range c.rkey {
+				bk = min(bk, k)
 			}
-			lt := (l - bl) >> 63
-			bi ^= (bi ^ i) & lt
-			bl ^= (bl ^ l) & lt
 		}
-		if bi >= 0 {
-			best = c.replicas[bi]
+		if bk != routeNone {
+			best = c.replicas[bk&(1<<routeIdxBits-1)]
 		}
 	} else {
 		cand := rt.cand[:0]

@@ -112,6 +112,7 @@ func (s *Sim) clusterEvent(c *cluster, code uint32) {
 		rep := c.replicas[c.spec.Failures[arg].Replica]
 		rep.failures--
 		rep.failed = rep.failures > 0
+		rep.noteLoad()
 		if !rep.failed && (rep.state == repUp || rep.state == repDraining) {
 			s.startStep(c, rep)
 		}
@@ -141,6 +142,7 @@ func (s *Sim) clusterEvent(c *cluster, code uint32) {
 func (s *Sim) setState(c *cluster, rep *replica, st uint8) {
 	was := rep.state != repDown
 	rep.state = st
+	rep.noteLoad()
 	if is := st != repDown; is != was {
 		d := float64(c.spec.TensorParallel)
 		if !is {
@@ -250,6 +252,7 @@ func (s *Sim) failReplica(c *cluster, rep *replica, lose bool) {
 		c.cs.waitG.Add(now, -1)
 		rep.waitG.Add(now, -1)
 	}
+	rep.noteLoad() // failed, and empty
 	rep.free = c.blocks
 	rep.prefixes.clear()
 	if rep.tier != nil {

@@ -48,6 +48,7 @@ func (s *Sim) enqueue(c *cluster, rep *replica, id int32, q *deque) {
 	c.cs.waitG.Add(now, 1)
 	rep.waitG.Add(now, 1)
 	q.pushBack(id)
+	rep.noteLoad()
 	if !rep.busy {
 		if !rep.kick {
 			rep.kick = true
@@ -172,6 +173,7 @@ func (s *Sim) admitWaiting(c *cluster, rep *replica, budgetp *int, b *perf.Batch
 		if s.reqs[id].orphan {
 			// Its client went away while it waited: the engine aborts it.
 			rep.popWaiting()
+			rep.noteLoad()
 			s.ser.queue.Add(now, -1)
 			c.cs.waitG.Add(now, -1)
 			rep.waitG.Add(now, -1)
@@ -289,7 +291,7 @@ func (s *Sim) admitWaiting(c *cluster, rep *replica, budgetp *int, b *perf.Batch
 			c.countPrefix(s, id, computed, fromCPU, 1)
 		}
 		r.state = stService
-		rep.running = append(rep.running, id)
+		rep.pushRunning(id)
 		rep.admitted++
 		sq.order = rep.admitted
 		if rep.fast {
@@ -462,6 +464,7 @@ func (s *Sim) refEnd(c *cluster, rep *replica) {
 		}
 		if sq.generated >= c.lastToken(r) {
 			rep.running = append(rep.running[:i], rep.running[i+1:]...)
+			rep.noteLoad()
 			s.cacheOutput(c, rep, id)
 			s.releaseKV(rep, id)
 			s.completeCluster(c, id)
@@ -540,7 +543,7 @@ func (s *Sim) startStaticStep(c *cluster, rep *replica) {
 		rep.waitG.Add(now, -1)
 		s.reqs[id].admitted = now
 		s.reqs[id].state = stService
-		rep.running = append(rep.running, id)
+		rep.pushRunning(id)
 	}
 	s.launch(c, rep, &perf.Batch{Decode: len(rep.running)})
 }
@@ -549,6 +552,7 @@ func (s *Sim) endStaticStep(c *cluster, rep *replica) {
 	now := s.eng.Now()
 	done := rep.running
 	rep.running = nil
+	rep.noteLoad() // the batch is done: routing sees an empty replica
 	for _, id := range done {
 		r := &s.reqs[id]
 		r.ttftSvc = now - r.admitted
