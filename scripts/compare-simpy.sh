@@ -43,7 +43,8 @@ py_version=$("$PYTHON" -c 'import platform; print(platform.python_version())')
 load=$(cut -d' ' -f1-3 /proc/loadavg 2>/dev/null || echo unknown)
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
-go build -o "$tmp/headroom" ./cmd/headroom
+# Built as `make build` builds it: static, with the profile in cmd/headroom.
+CGO_ENABLED=0 go build -o "$tmp/headroom" ./cmd/headroom
 
 service=$(awk -v mu="$MU" 'BEGIN { printf "%.9gs", 1 / mu }')
 headroom=("$tmp/headroom" run testdata/perf/mmc.toml --quiet --base-only
