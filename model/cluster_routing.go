@@ -426,6 +426,12 @@ func (c *cluster) countPrefix(s *Sim, id int32, tokens int, fromCPU bool, delta 
 	if !c.spec.PrefixCaching || !s.hasPrefix(c, id) {
 		return
 	}
+	c.countHit(tokens, fromCPU, delta)
+}
+
+// countHit is countPrefix for a request known to have a prefix a cache
+// could hold (hasPrefix), on a cluster with prefix caching.
+func (c *cluster) countHit(tokens int, fromCPU bool, delta int64) {
 	rt := c.rt
 	switch {
 	case tokens == 0:

@@ -171,7 +171,7 @@ func (rep *replica) applySpan(t float64) {
 	k := sp.k0 + int64(applied)
 	var cnt []int32
 	bm := int64(c.bs) - 1
-	pow2 := c.bs&(c.bs-1) == 0
+	pow2 := c.bsShift >= 0
 	if c.paged() {
 		cnt = rep.cnt
 	}

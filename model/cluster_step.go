@@ -99,7 +99,9 @@ func (s *Sim) startStep(c *cluster, rep *replica) {
 		rep.fast = false
 		s.refRunning(c, rep, &budget, &b)
 	}
-	s.admitWaiting(c, rep, &budget, &b)
+	if rep.waitingLen() > 0 {
+		s.admitWaiting(c, rep, &budget, &b) // which admits nothing from empty queues
+	}
 	if rep.fast && b.Prefill == 0 && b.Decode > 0 && !s.noSpans && s.launchSpan(c, rep, &b) {
 		return
 	}
@@ -288,7 +290,13 @@ func (s *Sim) admitWaiting(c *cluster, rep *replica, budgetp *int, b *perf.Batch
 			sq.started = true
 			sq.cached, sq.fromCPU = int32(computed), fromCPU
 			r.admitted = now
-			c.countPrefix(s, id, computed, fromCPU, 1)
+			// countPrefix, with what admission knows: prefix caching is on
+			// when anything was looked up, and a request has a prefix to
+			// count when it has block keys or a shared prefix of a block
+			// (hasPrefix)
+			if c.spec.PrefixCaching && (keys != nil || s.sharedPrefix(r) >= c.bs) {
+				c.countHit(computed, fromCPU, 1)
+			}
 		}
 		r.state = stService
 		rep.pushRunning(id)

@@ -568,9 +568,17 @@ func (r *Roofline) DecodeSpan(d int, ctx0 float64, dts []float64) {
 		lin = max(c, m)
 	}
 	t := k.fixed + s*k.perSeq + lin + k.commFixed + (k.commTok+k.ew)*n
+	// The loop holds mKV in a register (the stores to dts could alias k)
+	// and clamps a negative context by a comparison, which is max(ctx, 0)
+	// here: the two differ only at ctx = −0, where max gives +0, and
+	// −0 + n = +0 + n for the n ≥ 1 added next.
+	mKV := k.mKV
 	for j := range dts {
 		ctx := ctx0 + float64(j*d)
-		dts[j] = t + k.mKV*(max(ctx, 0)+n)
+		if ctx < 0 {
+			ctx = 0
+		}
+		dts[j] = t + mKV*(ctx+n)
 	}
 }
 
