@@ -79,7 +79,7 @@ func (rep *replica) popWaiting() int32 {
 
 // startStep plans and starts one engine iteration on an idle replica.
 func (s *Sim) startStep(c *cluster, rep *replica) {
-	if rep.failed || rep.state == repDown || rep.state == repStarting {
+	if rep.failed || rep.state < repUp { // down or starting
 		return
 	}
 	if c.isDecodePool() {
@@ -184,7 +184,6 @@ func (s *Sim) admitWaiting(c *cluster, rep *replica, budgetp *int, b *perf.Batch
 		}
 		r := &s.reqs[id]
 		sq := &s.seqs[id]
-		w := s.wls[r.wl]
 		shared, key, hit, fromCPU := 0, int64(-1), 0, false
 		var extra0, read0 float64 // the read charges before a CPU-tier fetch
 		var pe *prefixEntry       // the cached prefix entry, looked up once
@@ -224,7 +223,7 @@ func (s *Sim) admitWaiting(c *cluster, rep *replica, budgetp *int, b *perf.Batch
 		// blocks would be preempted as soon as its later chunks need theirs.
 		tokens := int(sq.target)
 		if !c.paged() {
-			tokens = int(r.input) + askMax(r, w) // the whole length it may reach
+			tokens = int(r.input) + askMax(r, s.wls[r.wl]) // the whole length it may reach
 			if c.spec.KV.MaxModelLen > 0 {
 				tokens = c.spec.KV.MaxModelLen
 			}
@@ -234,7 +233,7 @@ func (s *Sim) admitWaiting(c *cluster, rep *replica, budgetp *int, b *perf.Batch
 		if c.noEvict {
 			// Guaranteed no eviction: the blocks it may ever need beside
 			// what every running request may still need.
-			reserve = blocksFor(int(r.input)+w.maxTok, c.bs) - shared
+			reserve = blocksFor(int(r.input)+s.wls[r.wl].maxTok, c.bs) - shared
 			if rep.committed+reserve+rep.pinnedPrefixBlocks(key, shared) > c.blocks {
 				if fromCPU {
 					s.tierUnfetch(c, rep, key, shared, extra0, read0)
