@@ -122,7 +122,7 @@ func (s *Sim) finish(id int32, w *workload) {
 		// are reused last in, first out).
 		at := w.waiting.pop()
 		s.ser.queue.Add(now, -1)
-		s.attempt(s.issueIn(id, w, at))
+		s.begin(s.issueIn(id, w, at), w)
 	} else {
 		s.free = append(s.free, id)
 		if w.semCap > 0 {
