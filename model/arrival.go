@@ -89,16 +89,11 @@ func (s *Sim) newRequest(w *workload, now float64) {
 		return
 	}
 	w.semUsed++
-	s.begin(s.issue(w, now), w)
-}
-
-// begin sends a request of w that got its client slot on its way.
-func (s *Sim) begin(id int32, w *workload) {
-	if w.direct {
+	if id := s.issue(w, now); w.direct {
 		s.startDirect(id, w) // hosted.go
-		return
+	} else {
+		s.attempt(id)
 	}
-	s.attempt(id)
 }
 
 // arrived counts n requests of w arriving at now: offered and in flight.

@@ -204,6 +204,10 @@ func (s *Sim) sendBatch(id int32, iv int) {
 // done completes a request: reconcile limits, bill, record, release.
 func (s *Sim) done(id int32) {
 	r := &s.reqs[id]
+	if w := s.wls[r.wl]; w.direct {
+		s.doneDirect(id, r, w) // complete.go
+		return
+	}
 	t := s.tgt(r)
 	p := t.prov
 	now := s.eng.Now()
