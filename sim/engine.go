@@ -53,9 +53,12 @@ func (e *Engine) Schedule(t float64, kind uint16, obj int32, gen uint32) {
 	if e.topHandled {
 		e.topHandled = false
 		// ReplaceTop, without the calls between.
-		if len(q.items) <= smallCap {
+		switch {
+		case !q.heap:
+			q.flatDown(s)
+		case len(q.items) <= smallCap:
 			q.downSmall(s)
-		} else {
+		default:
 			q.downLarge(s)
 		}
 		return

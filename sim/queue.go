@@ -18,7 +18,8 @@ type Event struct {
 }
 
 // Queue is a 4-ary min-heap of events ordered by (Time, sequence), where the
-// sequence counts pushes. It is written by hand rather than with
+// sequence counts pushes; a queue of a handful of events is kept flat
+// instead (flat.go). It is written by hand rather than with
 // container/heap because container/heap moves elements through interface
 // values, which allocates on every push.
 //
@@ -36,6 +37,11 @@ type Queue struct {
 	// Push, Pop, Peek and Len do not see them.
 	lanes   []slot
 	laneMin int
+	// heap is set while items is a 4-ary heap; while it is not, items is
+	// flat: at most flatCap events, the earliest first and the others in
+	// no order (flat.go). A heap of at most flatCap events is also flat,
+	// so the queue turns flat for free once it is small again.
+	heap bool
 }
 
 // slot is an event as the heap stores it, 24 bytes. Its time is replaced by
@@ -94,9 +100,20 @@ func (q *Queue) Push(e Event) {
 	q.insert(q.slotOf(e))
 }
 
-// insert adds s to the heap.
+// insert adds s to the queue.
 func (q *Queue) insert(s slot) {
 	n := len(q.items)
+	if !q.heap {
+		if n < flatCap {
+			if cap(q.items) < smallCap {
+				q.initSmall()
+			}
+			q.items = q.items[:n+1]
+			q.flatInsert(n, s)
+			return
+		}
+		q.toHeap()
+	}
 	if n < smallCap {
 		if cap(q.items) < smallCap {
 			q.initSmall()
@@ -247,8 +264,13 @@ func (q *Queue) removeTop() {
 	// event of a small heap must.
 	q.items[n] = sentinel
 	q.items = q.items[:n]
+	if q.heap && n <= flatLow {
+		q.heap = false
+	}
 	switch {
 	case n == 0:
+	case !q.heap:
+		q.flatDown(last)
 	case n <= smallCap:
 		q.downSmall(last)
 	default:
@@ -299,6 +321,15 @@ func idOf(obj int32, gen uint32) uint64 { return uint64(uint32(obj))<<32 | uint6
 
 // fix places s at index i, sifting it up or down.
 func (q *Queue) fix(i int, s slot) {
+	if !q.heap {
+		if i == 0 {
+			q.flatDown(s)
+			return
+		}
+		q.items[i] = s
+		q.flatInsert(i, s)
+		return
+	}
 	if i > 0 && lessBit(&s, &q.items[(i-1)/4]) == 1 {
 		q.up(i, s)
 		return
@@ -328,6 +359,7 @@ func (q *Queue) fix(i int, s slot) {
 // Reset empties the queue (and the lanes) but keeps its storage.
 func (q *Queue) Reset() {
 	q.items = q.items[:0]
+	q.heap = false
 	if cap(q.items) >= smallCap {
 		for i := range q.items[:smallCap] {
 			q.items[:smallCap][i] = sentinel
@@ -357,6 +389,10 @@ func (q *Queue) up(i int, s slot) {
 
 // down fills the hole at the root with s.
 func (q *Queue) down(s slot) {
+	if !q.heap {
+		q.flatDown(s)
+		return
+	}
 	if len(q.items) <= smallCap {
 		q.downSmall(s)
 		return
