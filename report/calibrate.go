@@ -424,6 +424,9 @@ func (c *Calibration) stepTOML(f fitRow, classes []class) string {
 		if c.Format != perf.FormatVidur {
 			line(perf.ParamOverheadPerSeq, strconv.Quote(TOMLDuration(r.OverheadPerSeq)))
 			if c.TP > 1 {
+				if r.AllReduce != perf.AllReduceAuto {
+					fmt.Fprintf(&b, "all_reduce = %q\n", r.AllReduce)
+				}
 				line(perf.ParamCollectiveLatency, strconv.Quote(TOMLDuration(r.CollectiveLatency)))
 				if r.InterconnectEff > 0 && r.InterconnectEff != 1 {
 					line(perf.ParamInterconnectEff, Sig4(r.InterconnectEff))

@@ -45,6 +45,10 @@ type Decision struct {
 	WinnerResults *Document `json:"winner_results,omitempty"`
 	// SLOs are the workloads' latency objectives, for the charts.
 	SLOs []SLO `json:"slos,omitempty"`
+	// Warnings are what the scenario left to a default that changes the
+	// answer, as headroom run lists them (Document.Warnings): the same for
+	// every candidate, as the knobs change none of them.
+	Warnings []Warning `json:"warnings,omitempty"`
 	// WinnerTOML is the winning scenario, ready to run (what --write
 	// writes); not in the JSON.
 	WinnerTOML []byte `json:"-"`

@@ -600,7 +600,7 @@ func WriteDecisionTerminal(w io.Writer, d *Decision) error {
 	for _, n := range d.Notes {
 		fmt.Fprintf(w, "Note: %s\n", n)
 	}
-	return nil
+	return writeWarnings(w, d.Warnings)
 }
 
 // knobRange describes a knob's values: "1..64", "H100, A100, L40S".

@@ -48,7 +48,7 @@ func WriteFitQuality(w io.Writer, fits []*workloads.Fit) error {
 		}
 		clock := ""
 		if f.ClockKnown {
-			clock = " from " + workloads.ClockHMS(f.StartClock) + " UTC"
+			clock = " from " + workloads.ClockHMS(f.StartClock) + " " + fitZone(f)
 		}
 		fmt.Fprintf(&b, "headroom fit: %s (%s format): %s requests over %s%s\n", f.File, f.Format, Count(f.Requests), Seconds(f.SpanS), clock)
 		for gi := range f.Groups {
@@ -139,14 +139,31 @@ func writeRateQuality(b *strings.Builder, f *workloads.Fit, g *workloads.FitGrou
 		len(d.Curve), Seconds(f.EveryS), sig3(peak), fitAt(f, float64(at)*f.EveryS))
 }
 
-// fitAt names a time t seconds into the fitted trace: its UTC clock time
-// and the offset ("09:00:01 UTC, +1h") when the log's clock is known, else
-// the offset ("+1h").
+// fitAt names a time t seconds into the fitted trace: its clock time in
+// the fit's zone and the offset ("09:00:01 UTC, +1h") when the log's clock
+// is known, else the offset ("+1h").
 func fitAt(f *workloads.Fit, t float64) string {
 	if !f.ClockKnown {
 		return "+" + Seconds(t)
 	}
-	return workloads.ClockHMS(math.Mod(math.Floor(f.StartClock)+t, 86400)) + " UTC, +" + Seconds(t)
+	return workloads.ClockHMS(math.Mod(math.Floor(f.StartClock)+t, 86400)) + " " + fitZone(f) + ", +" + Seconds(t)
+}
+
+// fitZone names the zone of a fit's clock times: "UTC", "America/New_York".
+func fitZone(f *workloads.Fit) string {
+	if f.Zone == "" {
+		return "UTC"
+	}
+	return f.Zone
+}
+
+// utcOffset writes an offset east of UTC in seconds as "UTC-05:00".
+func utcOffset(s int) string {
+	sign := "+"
+	if s < 0 {
+		sign, s = "-", -s
+	}
+	return fmt.Sprintf("UTC%s%02d:%02d", sign, s/3600, s/60%60)
 }
 
 func sig3(x float64) string {
@@ -193,7 +210,11 @@ func FitScenario(fits []*workloads.Fit, o FitScenarioOptions) string {
 		start := 0.0
 		if first.ClockKnown {
 			start = 60 * math.Floor(first.StartClock/60)
-			fmt.Fprintf(&b, "# Clock times are UTC: the log's first record was at %s UTC.\n", workloads.ClockHMS(first.StartClock))
+			if z := fitZone(first); z == "UTC" {
+				fmt.Fprintf(&b, "# Clock times are UTC: the log's first record was at %s UTC.\n", workloads.ClockHMS(first.StartClock))
+			} else {
+				fmt.Fprintf(&b, "# Clock times are %s (%s at the log's first record, which was at %s there).\n", z, utcOffset(first.UTCOffsetS), workloads.ClockHMS(first.StartClock))
+			}
 		}
 		duration := 0.0
 		folded := false

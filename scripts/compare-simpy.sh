@@ -15,8 +15,8 @@
 # Parameters come from the environment: LAMBDA (7.2), MU (1), C (8):
 # M/M/8 at rho 0.9; HOURS (38.5802, 1M customers), SEED (1), REPS (5),
 # MIN_RATIO (60), PYTHON (/usr/bin/python3, Debian's, where python3-simpy3
-# installs). Needs go, awk, GNU time (/usr/bin/time), and apt-get (as
-# root, or with sudo) if SimPy is missing.
+# installs). Needs go, awk, and apt-get (as root, or with sudo) if SimPy is
+# missing; the timing is scripts/best_time.py's.
 set -euo pipefail
 
 LAMBDA=${LAMBDA:-7.2}
@@ -43,7 +43,8 @@ py_version=$("$PYTHON" -c 'import platform; print(platform.python_version())')
 load=$(cut -d' ' -f1-3 /proc/loadavg 2>/dev/null || echo unknown)
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
-go build -o "$tmp/headroom" ./cmd/headroom
+# Built as `make build` builds it: static, with the profile in cmd/headroom.
+CGO_ENABLED=0 go build -o "$tmp/headroom" ./cmd/headroom
 
 service=$(awk -v mu="$MU" 'BEGIN { printf "%.9gs", 1 / mu }')
 headroom=("$tmp/headroom" run testdata/perf/mmc.toml --quiet --base-only
@@ -55,23 +56,10 @@ headroom=("$tmp/headroom" run testdata/perf/mmc.toml --quiet --base-only
 simpy=("$PYTHON" scripts/simpy_mmc.py --lambda "$LAMBDA" --mu "$MU" --c "$C" --hours "$HOURS" --seed "$SEED")
 
 # best_of CMD...: runs CMD $REPS times, its stdout to $tmp/out; prints the
-# smallest wall time and the smallest CPU time (user + system), in seconds.
+# smallest wall time and the smallest CPU time (user + system), in seconds
+# to the millisecond (scripts/best_time.py).
 best_of() {
-	local best="" cpu="" t
-	for ((i = 0; i < REPS; i++)); do
-		if ! /usr/bin/time -o "$tmp/time" -f "%e %U %S" "$@" >"$tmp/out" 2>"$tmp/err"; then
-			echo "failed: $*" >&2
-			cat "$tmp/err" >&2
-			return 1
-		fi
-		read -r t <"$tmp/time"
-		read -r best cpu < <(awk -v t="$t" -v b="$best" -v c="$cpu" 'BEGIN {
-			split(t, f, " "); w = f[1]; u = f[2] + f[3]
-			if (b == "" || w < b) b = w
-			if (c == "" || u < c) c = u
-			print b, c }')
-	done
-	echo "$best $cpu"
+	"$PYTHON" scripts/best_time.py "$REPS" "$tmp/out" "$tmp/err" "$@"
 }
 
 read -r t_headroom c_headroom < <(best_of "${headroom[@]}") || exit 1

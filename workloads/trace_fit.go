@@ -6,6 +6,7 @@ import (
 	"io"
 	"math"
 	"math/rand/v2"
+	"time"
 
 	"github.com/headroom-sim/headroom/sim"
 )
@@ -26,6 +27,11 @@ type FitOptions struct {
 	// By fits one workload per value of a record field: "tenant", "model"
 	// or "workload"; "" fits one.
 	By string
+	// Zone is the time zone the fitted clock times are in, when the log
+	// has a clock; nil is UTC. Its offset at the first record holds for
+	// the whole fit, so a log across a daylight-saving change keeps one
+	// clock.
+	Zone *time.Location
 }
 
 // Limits of a fit.
@@ -51,9 +57,14 @@ type Fit struct {
 	Requests int64
 	SpanS    float64
 	// StartClock is the clock time of the first request (seconds after
-	// midnight, UTC) when ClockKnown.
+	// midnight, in Zone) when ClockKnown.
 	StartClock float64
 	ClockKnown bool
+	// Zone names the time zone of StartClock ("UTC" unless
+	// FitOptions.Zone gave another) and UTCOffsetS is its offset east of
+	// UTC at the first request, in seconds.
+	Zone       string
+	UTCOffsetS int
 	// EveryS is the rate curve's spacing; Folded says the curve is one
 	// day long and repeats, averaged over Days days.
 	EveryS float64
@@ -210,6 +221,16 @@ func FitTrace(spec TraceSpec, opt FitOptions) (*Fit, error) {
 		if f.Requests == 0 {
 			f.Format = rp.Format()
 			f.StartClock, f.ClockKnown = rp.StartClock()
+			f.Zone = "UTC"
+			if opt.Zone != nil && f.ClockKnown {
+				off, err := startOffset(rp, opt.Zone)
+				if err != nil {
+					rp.Close()
+					return nil, err
+				}
+				f.Zone, f.UTCOffsetS = opt.Zone.String(), off
+				f.StartClock = math.Mod(f.StartClock+float64(off)+86400, 86400)
+			}
 			if opt.By != "" && !hasField(f.Format, spec.Columns, opt.By) {
 				rp.Close()
 				hint := ""
@@ -647,4 +668,20 @@ func hasField(format string, c TraceColumns, field string) bool {
 		return generic(format) && c.Workload != ""
 	}
 	return false
+}
+
+// startOffset is zone's offset east of UTC, in seconds, at the log's
+// first record; for a log whose times have no date, the offset the zone
+// keeps all year, or an error when it changes with the seasons.
+func startOffset(rp *Replay, zone *time.Location) (int, error) {
+	if ns, ok := rp.StartTime(); ok {
+		_, off := time.Unix(0, ns).In(zone).Zone()
+		return off, nil
+	}
+	_, winter := time.Date(2025, time.January, 15, 12, 0, 0, 0, time.UTC).In(zone).Zone()
+	_, summer := time.Date(2025, time.July, 15, 12, 0, 0, 0, time.UTC).In(zone).Zone()
+	if winter != summer {
+		return 0, fmt.Errorf("the %s log's times count from a midnight of no given date, and %s changes its offset with the seasons, so which offset applies is unknown; name the zone as a fixed offset (such as UTC-05:00)", rp.Format(), zone)
+	}
+	return winter, nil
 }

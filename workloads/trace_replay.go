@@ -537,6 +537,19 @@ type TokenQuantiles struct {
 // returned a record.
 func (rp *Replay) StartClock() (float64, bool) { return rp.clock, rp.clockOK }
 
+// StartTime is the instant of trace time From, in nanoseconds since 1970
+// UTC, when the log's times carry a date: date-time traces and numeric
+// times that are Unix timestamps. BurstGPT's and ServeGen's times count
+// from a midnight of no given date, so they have a StartClock but no
+// StartTime. It is known once Next has returned a record.
+func (rp *Replay) StartTime() (int64, bool) {
+	rd := rp.streams[0].rd
+	if rd == nil || !rd.started || !rp.clockOK || rp.format == FormatBurstGPT || rp.format == FormatServeGen {
+		return 0, false
+	}
+	return rd.t0 + int64(float64(rp.spec.From)*1e9), true
+}
+
 // noteClock records StartClock from the first stream's reader.
 func (rp *Replay) noteClock() {
 	rd := rp.streams[0].rd

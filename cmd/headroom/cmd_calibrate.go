@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"slices"
 	"strings"
 
 	"github.com/headroom-sim/headroom/model/loadtest"
@@ -86,6 +87,7 @@ type calibrateOptions struct {
 	servedModel string
 	kind        string
 	target      string
+	allReduce   string
 }
 
 func cmdCalibrate(args []string, stdout, stderr io.Writer) error {
@@ -98,9 +100,13 @@ func cmdCalibrate(args []string, stdout, stderr io.Writer) error {
 	fs.StringVar(&o.gpu, "gpu", "", "catalogue GPU for the roofline, `NAME` (default: the Splitwise hardware)")
 	fs.StringVar(&o.servedModel, "served-model", "", "catalogue model for the roofline, `NAME` (default: the Splitwise model)")
 	fs.StringVar(&o.kind, "kind", "", "step model to fit, `roofline|table|both` (default: both when a catalogue GPU and model are known, else table)")
+	fs.StringVar(&o.allReduce, "all-reduce", "auto", "`auto|one-shot|ring`: how a roofline's all-reduces pay their latency with --tp > 1: one-shot once (vLLM's and TensorRT-LLM's kernels on NVLink), ring 2(TP − 1) times (NCCL over PCIe), auto by the GPU's link, as the scenario key step.all_reduce does")
 	fs.StringVar(&o.target, "target", "", "for load-test results, what was measured: `hosted|cluster` (default: cluster with --gpu, --served-model or --kind, else hosted)")
 	if err := parseFlags(fs, args); err != nil {
 		return err
+	}
+	if _, ok := parseAllReduce(o.allReduce); !ok {
+		return badInput("--all-reduce %q: must be %s", o.allReduce, strings.Join(perf.AllReduceNames[:], ", "))
 	}
 	if isLoadTestInput(fs.Args(), o.format) {
 		return calibrateLoadTest(fs.Args(), o, stdout)
@@ -143,6 +149,13 @@ func cmdCalibrate(args []string, stdout, stderr io.Writer) error {
 		return err
 	}
 	return report.Calibrate(stdout, cal)
+}
+
+// parseAllReduce is the all-reduce algorithm named, as step.all_reduce
+// names it.
+func parseAllReduce(name string) (perf.AllReduce, bool) {
+	i := slices.Index(perf.AllReduceNames[:], name)
+	return perf.AllReduce(max(i, 0)), i >= 0
 }
 
 // perfErr strips the package prefix from a model/perf error.
@@ -276,11 +289,21 @@ func fitModels(cal *report.Calibration, o calibrateOptions) error {
 	if cal.Format == perf.FormatVidur && wantTable && kind != "" {
 		return badInput("%s: a table needs whole engine steps; an operator profile times only the linear layers (use --kind roofline)", cal.Path)
 	}
+	allReduce, _ := parseAllReduce(o.allReduce)
+	if allReduce != perf.AllReduceAuto {
+		switch {
+		case !wantRoof:
+			return badInput("--all-reduce %s: a %s fit has no all-reduces; it applies to a roofline (--kind roofline or both)", o.allReduce, kind)
+		case cal.TP < 2:
+			return badInput("--all-reduce %s applies to the all-reduces of --tp 2 or more; these steps ran on one GPU", o.allReduce)
+		}
+	}
 	if wantRoof {
 		if cal.Hardware == nil {
 			return badInput("a roofline needs a catalogue GPU and model: name them with --gpu and --served-model (\"headroom catalogue\" lists them)")
 		}
 		start := perf.DefaultRoofline(cal.Hardware.GPU, cal.Hardware.Model, cal.TP)
+		start.AllReduce = allReduce
 		f, err := perf.FitRooflineWith(start, cal.Measurements, perf.FitOptions{})
 		if err != nil {
 			msg := perfErr(err)

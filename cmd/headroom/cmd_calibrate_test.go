@@ -245,6 +245,26 @@ func TestCalibrateSyntheticTable(t *testing.T) {
 	}
 }
 
+// TestCalibrateAllReduce: --all-reduce ring fits the roofline with a
+// ring's latency steps and writes the choice into the block, which loads
+// into a scenario; auto writes no all_reduce line (the scenario's default).
+func TestCalibrateAllReduce(t *testing.T) {
+	args := []string{"calibrate", syntheticCSV, "--gpu", synthGPU, "--served-model", synthModel, "--tp", strconv.Itoa(synthTP), "--kind", "roofline"}
+	code, stdout, stderr := cli(t, append(args, "--all-reduce", "ring")...)
+	if code != exitOK || stderr != "" {
+		t.Fatalf("exit %d, stderr:\n%s", code, stderr)
+	}
+	blocks := tomlBlocks(stdout)
+	if len(blocks) != 1 || !strings.Contains(blocks[0], "\nall_reduce = \"ring\"\n") {
+		t.Fatalf("no all_reduce = \"ring\" in the block:\n%s", stdout)
+	}
+	pasteIntoScenario(t, blocks[0])
+	_, stdout, _ = cli(t, args...)
+	if strings.Contains(stdout, "all_reduce") {
+		t.Errorf("auto wrote an all_reduce line:\n%s", stdout)
+	}
+}
+
 // summaryRow returns the mean, p90 and max of a summary line such as
 // "roofline decode  105  6.1%  13.1%  35.4%".
 func summaryRow(t *testing.T, out, name string) (n int, mean, p90, maxE float64) {
@@ -368,6 +388,9 @@ func TestCalibrateBadInput(t *testing.T) {
 		{[]string{syntheticCSV, "--model", "llama2-70b"}, []string{"select rows of a Splitwise file"}},
 		{[]string{syntheticCSV, "--kind", "fast"}, []string{`--kind "fast"`}},
 		{[]string{syntheticCSV, "--tp", "-1"}, []string{"--tp -1"}},
+		{[]string{syntheticCSV, "--all-reduce", "tree"}, []string{`--all-reduce "tree": must be auto, one-shot, ring`}},
+		{[]string{syntheticCSV, "--tp", "2", "--kind", "table", "--all-reduce", "ring"}, []string{"--all-reduce ring: a table fit has no all-reduces"}},
+		{[]string{syntheticCSV, "--gpu", "H100-SXM", "--served-model", synthModel, "--all-reduce", "ring"}, []string{"--tp 2 or more; these steps ran on one GPU"}},
 		{[]string{}, []string{"calibrate takes one measurements FILE, got 0"}},
 		{[]string{syntheticCSV, syntheticCSV}, []string{"got 2"}},
 		{[]string{"--bogus", syntheticCSV}, []string{"bogus"}},

@@ -22,8 +22,10 @@ input and output noted, and the shared-prefix share when the trace has
 block hashes, sessions or prefix ids. It prints the fit's quality per
 quantity and the scenario to paste, or writes it with --write. When the
 log has a clock (date-times, Unix timestamps in s, ms, us or ns, BurstGPT,
-ServeGen) the scenario keeps it, in UTC: it starts at the first record's
-minute and its curves at that record's time.
+ServeGen) the scenario keeps it, in UTC or the zone --tz names (at its
+offset at the first record): it starts at the first record's minute and
+its curves at that record's time, so a log kept in UTC by a team in New
+York gets its 9 a.m. peak at 09:00 with --tz America/New_York.
 
 Trace formats are those of [workload.demand] trace (section 3 of
 scenarios/REFERENCE.md; headroom explain workload.demand.trace): azure,
@@ -48,7 +50,7 @@ type fitOptions struct {
 	where                              []string
 	blockSize, prefixTokens            int
 	from, to, sortWindow, every        string
-	by, route, name, write             string
+	by, route, name, write, zone       string
 	workloadsOnly                      bool
 }
 
@@ -66,6 +68,7 @@ func cmdFit(args []string, stdout, stderr io.Writer) error {
 	fs.StringVar(&o.to, "to", "", "end of the window, a `DURATION` of trace time (default: the end)")
 	fs.StringVar(&o.sortWindow, "sort-window", "", "accept records up to `DURATION` out of time order")
 	fs.StringVar(&o.every, "every", "", "rate curve spacing `DURATION` (default: 1h for 12 h or more of trace, 15m from 3 h, 5m from 1 h, 1m from 10 min, else 10s)")
+	fs.StringVar(&o.zone, "tz", "UTC", "the time `ZONE` of the scenario's clock times: an IANA name such as America/New_York, or an offset such as UTC+05:30")
 	fs.StringVar(&o.by, "by", "", "one workload per value of `FIELD`: tenant, model or workload")
 	fs.StringVar(&o.route, "route", "api", "the backend the workloads name, `NAME`")
 	fs.StringVar(&o.name, "name", "", "the scenario's `NAME` (default: the first trace's name with -fit)")
@@ -155,6 +158,13 @@ func (o *fitOptions) traceSpec() (workloads.TraceSpec, workloads.FitOptions, err
 		opt.By = o.by
 	default:
 		return s, opt, badInput("--by %q: must be tenant, model or workload", o.by)
+	}
+	if o.zone != "UTC" {
+		z, err := workloads.ParseZone(o.zone)
+		if err != nil {
+			return s, opt, badInput("--tz: %v", err)
+		}
+		opt.Zone = z
 	}
 	s.File = "TRACE"
 	v := s

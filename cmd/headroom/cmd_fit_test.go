@@ -201,3 +201,53 @@ func TestFitKeepsTheLogsClock(t *testing.T) {
 		t.Errorf("--time-unit s on epoch milliseconds: exit %d, stderr %q, want it to end %q", code, stderr, want)
 	}
 }
+
+// TestFitInTimeZone: the same log (its first record at 08:00:01 UTC on
+// 1 December 2025) fitted with --tz America/New_York starts at 03:00 New
+// York time (UTC-05:00 in winter), its busiest hour at 04:00 there, and
+// a run of the fitted scenario finds that hour; a log whose times have no
+// date refuses a zone that changes with the seasons; a bad zone is an
+// error naming the flag.
+func TestFitInTimeZone(t *testing.T) {
+	dir := t.TempDir()
+	log := filepath.Join("..", "..", "testdata", "logs", "requests.csv.gz")
+	out := filepath.Join(dir, "fit.toml")
+	cols := "time=ts,input=prompt_tokens,output=completion_tokens,tenant=team"
+	code, stdout, stderr := cli(t, "fit", log, "--format", "csv", "--time-unit", "ms", "--columns", cols, "--tz", "America/New_York", "--write", out)
+	if code != exitOK || !strings.Contains(stdout, "requests over 2h59m from 03:00:01 America/New_York") ||
+		!strings.Contains(stdout, "at 04:00:01 America/New_York, +1h") {
+		t.Fatalf("exit %d, stderr %q, stdout:\n%s", code, stderr, stdout)
+	}
+	src, err := os.ReadFile(out)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if s := string(src); !strings.Contains(s, "# Clock times are America/New_York (UTC-05:00 at the log's first record, which was at 03:00:01 there).\nstart = \"03:00:00\"\n") {
+		t.Errorf("the fitted scenario is not on New York's clock:\n%s", s)
+	}
+	code, stdout, stderr = cli(t, "run", out, "--no-html")
+	if code != exitOK || !strings.Contains(stdout, "Busiest hour, 04:00–05:00") {
+		t.Errorf("run of the fitted scenario: exit %d, %s\n%s", code, stderr, stdout)
+	}
+
+	undated := filepath.Join(dir, "burst.csv")
+	rows := "Timestamp,Model,Request tokens,Response tokens,Total tokens,Log Type\n"
+	for i := 0; i < 50; i++ {
+		rows += fmt.Sprintf("%d,ChatGPT,%d,%d,%d,Conversation log\n", 3600+i*7, 100+i, 50+i, 150+2*i)
+	}
+	if err := os.WriteFile(undated, []byte(rows), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	code, _, stderr = cli(t, "fit", undated, "--tz", "Europe/Berlin")
+	if code != exitBadInput || !strings.Contains(stderr, "changes its offset with the seasons") || !strings.Contains(stderr, "UTC-05:00") {
+		t.Errorf("an undated log in a zone with summer time: exit %d, %s", code, stderr)
+	}
+	code, stdout, stderr = cli(t, "fit", undated, "--tz", "UTC+05:30")
+	if code != exitOK || !strings.Contains(stdout, "from 06:30:00 UTC+05:30") {
+		t.Errorf("an undated log at a fixed offset: exit %d, %s\n%s", code, stderr, stdout)
+	}
+	code, _, stderr = cli(t, "fit", log, "--format", "csv", "--time-unit", "ms", "--columns", cols, "--tz", "Mars/Olympus")
+	if code != exitBadInput || !strings.Contains(stderr, `--tz: time zone "Mars/Olympus": not a zone name`) {
+		t.Errorf("a bad zone: exit %d, %s", code, stderr)
+	}
+}

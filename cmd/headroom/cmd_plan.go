@@ -154,7 +154,8 @@ func planCommand(args []string, stdout, stderr io.Writer, bounds workBounds) err
 	if err != nil {
 		return err
 	}
-	if _, err := scenarioWarnings(sc, sets, o.strict, "", stderr); err != nil {
+	warnings, err := scenarioWarnings(sc, sets, o.strict, "", stderr)
+	if err != nil {
 		return err
 	}
 	opts := plan.Options{Workers: o.workers, Generator: "headroom " + version,
@@ -184,6 +185,7 @@ func planCommand(args []string, stdout, stderr io.Writer, bounds workBounds) err
 	if err != nil {
 		return planRunError(err)
 	}
+	d.Warnings = warnings
 	if sh != nil {
 		part := shard.NewDecisionPart(d, *sh, shard.Hash(sc.Source()), pr.Base().Seed, o.sets)
 		if err := writeFileAtomic(b.part, func(w *bufio.Writer) error { return part.Write(w) }); err != nil {

@@ -353,3 +353,55 @@ func TestPlanReplicationsFlag(t *testing.T) {
 		t.Errorf("--replications 0: exit %d, %s", code, stderr)
 	}
 }
+
+// TestPlanCarriesWarnings: a scenario that leaves a default that changes
+// the answer (a provider without prices) gets the warning on stderr, at
+// the foot of the plan's terminal report, in its JSON and HTML, and in
+// the plan merged from shards.
+func TestPlanCarriesWarnings(t *testing.T) {
+	src := strings.Replace(mmcScenario(2.8, 1, staffingPlan), "  [provider.price]\n  input = 1.0\n", "", 1)
+	file := writeScenario(t, src)
+	dir := t.TempDir()
+	js, page := filepath.Join(dir, "plan.json"), filepath.Join(dir, "plan.html")
+	code, stdout, stderr := cli(t, "plan", file, "--json", js, "--html", page)
+	if code != exitOK {
+		t.Fatalf("exit %d: %s", code, stderr)
+	}
+	const words = "no prices: its tokens cost nothing"
+	if !strings.Contains(stderr, "headroom: warning: ") || !strings.Contains(stderr, words) {
+		t.Errorf("stderr has no warning:\n%s", stderr)
+	}
+	if i := strings.Index(stdout, "Warnings (defaults that change the answer):"); i < 0 || !strings.Contains(stdout[i:], words) {
+		t.Errorf("the terminal report ends without the warning:\n%s", stdout)
+	}
+	read := func(path string) report.Decision {
+		b, err := os.ReadFile(path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var d report.Decision
+		if err := json.Unmarshal(b, &d); err != nil {
+			t.Fatal(err)
+		}
+		return d
+	}
+	d := read(js)
+	if len(d.Warnings) != 1 || d.Warnings[0].Key != `provider "server".price` || !strings.Contains(d.Warnings[0].Message, words) {
+		t.Errorf("JSON warnings: %+v", d.Warnings)
+	}
+	if b, err := os.ReadFile(page); err != nil || !strings.Contains(string(b), words) {
+		t.Errorf("the HTML page has no warning (%v)", err)
+	}
+	for i := 0; i < 2; i++ {
+		if code, _, stderr := cli(t, "plan", file, "--shard", fmt.Sprintf("%d/2", i), "--part", filepath.Join(dir, "part-{shard}.json")); code != exitOK {
+			t.Fatalf("shard %d: exit %d: %s", i, code, stderr)
+		}
+	}
+	merged := filepath.Join(dir, "merged.json")
+	if code, _, stderr := cli(t, "merge", filepath.Join(dir, "part-0.json"), filepath.Join(dir, "part-1.json"), "--json", merged, "-q"); code != exitOK {
+		t.Fatalf("merge: exit %d: %s", code, stderr)
+	}
+	if m := read(merged); len(m.Warnings) != 1 || m.Warnings[0] != d.Warnings[0] {
+		t.Errorf("merged warnings %+v, want %+v", m.Warnings, d.Warnings)
+	}
+}

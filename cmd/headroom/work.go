@@ -120,17 +120,18 @@ func approx(v float64) string {
 	return report.Count(int64(math.Round(v)))
 }
 
-// bytesText formats a byte count: "4.0 GB", "310 MB".
+// bytesText formats a byte count in binary units, labelled as such:
+// "4.0 GiB", "310 MiB".
 func bytesText(b float64) string {
 	switch {
 	case math.IsInf(b, 0) || math.IsNaN(b):
 		return "unboundedly much"
 	case b >= 1<<40:
-		return fmt.Sprintf("%.3g TB", b/(1<<40))
+		return fmt.Sprintf("%.3g TiB", b/(1<<40))
 	case b >= 1<<30:
-		return fmt.Sprintf("%.1f GB", b/(1<<30))
+		return fmt.Sprintf("%.1f GiB", b/(1<<30))
 	}
-	return fmt.Sprintf("%.0f MB", b/(1<<20))
+	return fmt.Sprintf("%.0f MiB", b/(1<<20))
 }
 
 // durationText formats a wall-clock estimate: "45s", "3m10s", "2h05m".

@@ -24,7 +24,7 @@ func TestWorkEstimateRefuses(t *testing.T) {
 			[]string{"in 1,000,000,000 simulation(s)", "--force"}},
 		{"a job of 100M requests without a client cap", []string{"run", "batch-job", "--base-only", "--set", "workload.summarize-docs.demand.count=100000000",
 			"--set", "workload.summarize-docs.client.max_concurrency=0"},
-			[]string{"about 41.9 GB of memory", "up to 100,000,000 requests in flight at once", "the bound is 4.0 GB", "max_concurrency", "--force"}},
+			[]string{"about 41.9 GiB of memory", "up to 100,000,000 requests in flight at once", "the bound is 4.0 GiB", "max_concurrency", "--force"}},
 	} {
 		code, out, errs := cli(t, c.args...)
 		if code != exitBadInput || out != "" {

@@ -64,6 +64,9 @@ func WriteDecision(w io.Writer, d *report.Decision, o Options) error {
 		p.Extra = append(p.Extra, titledTable{Title: "The winner's key figures", Table: kt})
 		p.Gateway = gatewayTable(doc.Variants)
 	}
+	for _, x := range d.Warnings {
+		p.Warnings = append(p.Warnings, x.Text())
+	}
 	var charts []chartView
 	if len(d.Candidates) > 0 && hasMinCost(d) {
 		c, err := frontierChart(d)

@@ -214,13 +214,13 @@ func sweepThroughputChart(s *report.SweepInfo) (chartView, error) {
 		"Past the knee extra load buys little throughput: the backend is at its plateau (a full batch, or a rate limit).")
 }
 
-// sweepLatencyChart draws TTFT p50 and p95 (left) and E2E p95 (right)
-// against the level.
+// sweepLatencyChart draws TTFT p50 and p95 and E2E p95 against the level,
+// on one log axis: all three are seconds, and a second axis with its own
+// range would make the lines' crossings and gaps mean nothing.
 func sweepLatencyChart(s *report.SweepInfo) (chartView, error) {
 	c := axisChart{id: "chart-sweep-latency", title: "Latency against load",
-		subtitle: "TTFT p50 and p95 (left) and E2E p95 (right), seconds on log scales, so the levels before the knee do not sit flat at zero; dashed red: the knee", xName: levelHead(s.Kind), yName: "TTFT, seconds (log scale)", legend: true}.newLine()
-	c.SetGlobalOptions(charts.WithYAxisOpts(opts.YAxis{Name: "TTFT, seconds (log scale)", Type: "log"}))
-	c.ExtendYAxis(opts.YAxis{Name: "E2E, seconds (log scale)", Position: "right", Type: "log"})
+		subtitle: "TTFT p50 and p95 and E2E p95, seconds on a log scale, so the levels before the knee do not sit flat at zero; dashed red: the knee", xName: levelHead(s.Kind), yName: "seconds (log scale)", legend: true}.newLine()
+	c.SetGlobalOptions(charts.WithYAxisOpts(opts.YAxis{Name: "seconds (log scale)", Type: "log"}))
 	c.SetXAxis(sweepAxis(s))
 	n := len(s.Rows)
 	p50, p95, e2e := make([]opts.LineData, n), make([]opts.LineData, n), make([]opts.LineData, n)
@@ -230,7 +230,7 @@ func sweepLatencyChart(s *report.SweepInfo) (chartView, error) {
 	sym := charts.WithLineChartOpts(opts.LineChart{ShowSymbol: opts.Bool(true)})
 	c.AddSeries("TTFT p50", p50, append([]charts.SeriesOpts{sym}, kneeMark(s)...)...)
 	c.AddSeries("TTFT p95", p95, sym, dashed())
-	c.AddSeries("E2E p95", e2e, charts.WithLineChartOpts(opts.LineChart{ShowSymbol: opts.Bool(true), YAxisIndex: 1}),
+	c.AddSeries("E2E p95", e2e, sym,
 		charts.WithLineStyleOpts(opts.LineStyle{Width: 1.5, Type: "dotted"}))
 	return newView("chart-sweep-latency", c, "s",
 		"TTFT climbs past the knee as requests queue for a batch slot; a hosted API at its limit refuses instead (see the refused attempts).")

@@ -135,7 +135,7 @@ func MergeDecisions(parts []*DecisionPart, names []string) (*report.Decision, er
 	}
 	f := first.Decision
 	out := &report.Decision{Schema: f.Schema, Generator: f.Generator, Scenario: f.Scenario, Objectives: f.Objectives, Settings: f.Settings,
-		Knobs: f.Knobs, Constraints: f.Constraints}
+		Knobs: f.Knobs, Constraints: f.Constraints, Warnings: f.Warnings}
 	out.Search.Candidates, out.Search.Exhaustive = f.Search.Candidates, f.Search.Exhaustive
 	var win *report.Decision
 	notes := map[string]bool{}
