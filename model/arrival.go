@@ -89,7 +89,11 @@ func (s *Sim) newRequest(w *workload, now float64) {
 		return
 	}
 	w.semUsed++
-	s.attempt(s.issue(w, now))
+	if id := s.issue(w, now); w.direct {
+		s.startDirect(id, w) // hosted.go
+	} else {
+		s.attempt(id)
+	}
 }
 
 // arrived counts n requests of w arriving at now: offered and in flight.

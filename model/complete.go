@@ -86,6 +86,68 @@ func (s *Sim) completeBilled(id int32, tally *tokenTally, billed bool) {
 	s.finish(id, w)
 }
 
+// doneDirect is done, completeBilled and finish of a request r =
+// s.reqs[id] of a direct workload w (startDirect, hosted.go), in one step:
+// its target settles nothing (no limit, concurrency cap or batch lane),
+// its tokens are all uncached input (no prompt cache) and output, and
+// nothing else is on its way back (no route, gateway, orphan or live
+// driver). Every figure is added as the general path adds it; a zero it
+// would add is left out, which leaves an integer sum as it is.
+func (s *Sim) doneDirect(id int32, r *request, w *workload) {
+	t := &w.targets[0]
+	p := t.prov
+	now := s.eng.Now()
+	st := w.stats
+	in, out := int64(r.input), int64(r.output)
+	iv := s.interval(now)
+	if p.priced {
+		var c tokenTally
+		c.input, c.uncached, c.output = in, in, out
+		c.costIn, c.costW, c.costR, c.costOut = p.price(int(r.input), 0, 0, int(r.output), false)
+		cost := c.costIn + c.costW + c.costR + c.costOut
+		p.spent += cost
+		p.stats.tok.add(&c)
+		st.tok.add(&c)
+		s.ser.cost[iv] += cost
+	} else {
+		pt := &p.stats.tok
+		pt.input, pt.uncached, pt.output = pt.input+in, pt.uncached+in, pt.output+out
+		wt := &st.tok
+		wt.input, wt.uncached, wt.output = wt.input+in, wt.uncached+in, wt.output+out
+	}
+	t.hostTok += in + out
+	s.ser.inputTok[iv] += in
+	s.ser.outputTok[iv] += out
+	ttft := r.admitted + r.ttftSvc - r.arrival
+	e2e := now - r.arrival
+	qwait := r.admitted - r.arrival
+	st.completed++
+	st.ttft.Add(ttft)
+	st.e2e.Add(e2e)
+	st.qwait.Add(qwait)
+	st.ttftSvc.Add(r.ttftSvc)
+	tpot := 0.0
+	if r.output > 1 {
+		tpot = (e2e - ttft) / float64(r.output-1)
+		st.tpot.Add(tpot)
+	}
+	good := (w.slo[0] == 0 || ttft <= w.slo[0]) && (w.slo[1] == 0 || tpot <= w.slo[1]) && (w.slo[2] == 0 || e2e <= w.slo[2])
+	arrIv := s.interval(r.arrival)
+	if good {
+		st.good++
+		s.ser.arrGood[arrIv]++
+	}
+	if w.win != nil {
+		w.win.complete(r.arrival, ttft, e2e, qwait, tpot, r.output > 1, good)
+	}
+	if now > st.lastDone {
+		st.lastDone = now
+	}
+	s.ser.completed[iv]++
+	s.ser.latency(arrIv, ttft, qwait)
+	s.finish(id, w)
+}
+
 // fail ends a request without an answer.
 func (s *Sim) fail(id int32, reason int) {
 	r := &s.reqs[id]
@@ -122,7 +184,11 @@ func (s *Sim) finish(id int32, w *workload) {
 		// are reused last in, first out).
 		at := w.waiting.pop()
 		s.ser.queue.Add(now, -1)
-		s.attempt(s.issueIn(id, w, at))
+		if s.issueIn(id, w, at); w.direct {
+			s.startDirect(id, w) // hosted.go
+		} else {
+			s.attempt(id)
+		}
 	} else {
 		s.free = append(s.free, id)
 		if w.semCap > 0 {

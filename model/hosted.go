@@ -122,7 +122,32 @@ func (s *Sim) markDirect() {
 			}
 			t.direct = bare && noCache
 		}
+		w.direct = len(w.targets) == 1 && w.targets[0].direct && w.route == nil && s.gw == nil &&
+			s.driver == nil && w.paceReq == nil && w.paceTok == nil && !(w.timeout > 0) && !s.noDirect
 	}
+}
+
+// startDirect sends the new request id of a direct workload (w.direct)
+// from its client straight into service: what attempt, send, route, sendTo
+// and sendHosted do for it, in one step. Its attempt is its first (a direct
+// target refuses nothing, and without a timeout nothing is retried); no
+// pacer, timeout, gateway or route is on its way, and its target admits it
+// as it is (markDirect).
+func (s *Sim) startDirect(id int32, w *workload) {
+	r := &s.reqs[id]
+	t := &w.targets[0]
+	r.attempts = 1
+	w.stats.attempts++
+	if w.win != nil {
+		w.win.attempts[w.win.at(s.eng.Now())]++
+	}
+	r.out = true
+	s.routed++
+	t.bstats.attempts++
+	r.maxTok = int32(t.maxTok) // maxOut: no live client asks for less
+	r.read, r.write = 0, 0
+	t.bstats.admitted++ // the provider's stats
+	s.serve(id, r, t.prov)
 }
 
 // serve starts service of an admitted request r = s.reqs[id] at its
@@ -179,6 +204,10 @@ func (s *Sim) sendBatch(id int32, iv int) {
 // done completes a request: reconcile limits, bill, record, release.
 func (s *Sim) done(id int32) {
 	r := &s.reqs[id]
+	if w := s.wls[r.wl]; w.direct {
+		s.doneDirect(id, r, w) // complete.go
+		return
+	}
 	t := s.tgt(r)
 	p := t.prov
 	now := s.eng.Now()

@@ -101,25 +101,29 @@ type workload struct {
 	arrivals      *workloads.Arrivals
 	lane          sim.Lane // the engine lane of its arrivals, if onLane
 	onLane        bool
-	trace         *traceSource // trace replay (trace_source.go), or nil
-	closed        bool
-	users         *userPool // closed loop: its thinking users (users.go)
-	job           bool
-	rngTok        *rand.Rand
-	tok           workloads.TokenSampler // the spec's tokens, parameters derived once
-	tokAhead      tokenDraws             // the next requests' tokens, drawn (token_draws.go)
-	rngThink      *rand.Rand
-	rngClient     *rand.Rand
-	retry         retryPolicy
-	maxTok        int
-	semCap        int
-	semUsed       int
-	waiting       arrivalQueue // arrivals waiting for a client slot
-	paceReq       *tokenBucket
-	paceTok       *tokenBucket
-	slo           [3]float64
-	stats         *groupStats
-	win           *windowStats // per-window figures (Config.Window), or nil
+	// direct is set when its requests go from the client straight into
+	// service (startDirect, hosted.go): one direct target, and nothing on
+	// the way (no pacer, timeout, gateway, route or live driver).
+	direct    bool
+	trace     *traceSource // trace replay (trace_source.go), or nil
+	closed    bool
+	users     *userPool // closed loop: its thinking users (users.go)
+	job       bool
+	rngTok    *rand.Rand
+	tok       workloads.TokenSampler // the spec's tokens, parameters derived once
+	tokAhead  tokenDraws             // the next requests' tokens, drawn (token_draws.go)
+	rngThink  *rand.Rand
+	rngClient *rand.Rand
+	retry     retryPolicy
+	maxTok    int
+	semCap    int
+	semUsed   int
+	waiting   arrivalQueue // arrivals waiting for a client slot
+	paceReq   *tokenBucket
+	paceTok   *tokenBucket
+	slo       [3]float64
+	stats     *groupStats
+	win       *windowStats // per-window figures (Config.Window), or nil
 
 	// cacheGroup is the workload whose prompt-cache and prefix-cache
 	// entries this one shares (itself, or the first of its prefix_group).
@@ -150,15 +154,19 @@ type Sim struct {
 	// noSpans makes clusters schedule one event per iteration even when
 	// a run of iterations could be one span (for the equivalence tests).
 	noSpans bool
-	free    []int32
-	nInt    int
-	lanes   int    // engine lanes given to arrival streams
-	ivs     ivSpan // the times of the latest interval looked up (interval.go)
-	routed  int64  // attempts that passed the gateway to the router
-	live    int64
-	ser     *seriesStats
-	ran     bool
-	driver  *liveState // set when the simulation is driven live (live.go)
+	// noDirect sends every attempt the general way, through the client's
+	// pacer, the gateway and the router, even for direct workloads (for
+	// the equivalence tests).
+	noDirect bool
+	free     []int32
+	nInt     int
+	lanes    int    // engine lanes given to arrival streams
+	ivs      ivSpan // the times of the latest interval looked up (interval.go)
+	routed   int64  // attempts that passed the gateway to the router
+	live     int64
+	ser      *seriesStats
+	ran      bool
+	driver   *liveState // set when the simulation is driven live (live.go)
 	// needLims and needSeqs say whether request slots need their limit
 	// charges (a provider has limits) and engine state (a cluster exists).
 	needLims, needSeqs bool

@@ -48,13 +48,22 @@ func (e *Engine) Schedule(t float64, kind uint16, obj int32, gen uint32) {
 	if t < e.now || math.IsNaN(t) {
 		t = e.now
 	}
-	ev := Event{Time: t, Kind: kind, Obj: obj, Gen: gen}
+	q := &e.queue
+	s := slot{key: timeKey(t), ord: q.take()<<kindBits | uint64(kind), obj: obj, gen: gen} // slotOf
 	if e.topHandled {
 		e.topHandled = false
-		e.queue.ReplaceTop(ev)
+		// ReplaceTop, without the calls between.
+		switch {
+		case !q.heap:
+			q.flatDown(s)
+		case len(q.items) <= smallCap:
+			q.downSmall(s)
+		default:
+			q.downLarge(s)
+		}
 		return
 	}
-	e.queue.Push(ev)
+	q.insert(s)
 }
 
 // Reschedule moves the pending event of kind, obj and gen to time t with

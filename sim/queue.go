@@ -18,7 +18,8 @@ type Event struct {
 }
 
 // Queue is a 4-ary min-heap of events ordered by (Time, sequence), where the
-// sequence counts pushes. It is written by hand rather than with
+// sequence counts pushes; a queue of a handful of events is kept flat
+// instead (flat.go). It is written by hand rather than with
 // container/heap because container/heap moves elements through interface
 // values, which allocates on every push.
 //
@@ -36,6 +37,11 @@ type Queue struct {
 	// Push, Pop, Peek and Len do not see them.
 	lanes   []slot
 	laneMin int
+	// heap is set while items is a 4-ary heap; while it is not, items is
+	// flat: at most flatCap events, the earliest first and the others in
+	// no order (flat.go). A heap of at most flatCap events is also flat,
+	// so the queue turns flat for free once it is small again.
+	heap bool
 }
 
 // slot is an event as the heap stores it, 24 bytes. Its time is replaced by
@@ -91,9 +97,102 @@ func (q *Queue) Len() int { return len(q.items) }
 
 // Push schedules e. Events pushed with equal times pop in push order.
 func (q *Queue) Push(e Event) {
-	s := q.slotOf(e)
+	q.insert(q.slotOf(e))
+}
+
+// insert adds s to the queue.
+func (q *Queue) insert(s slot) {
+	n := len(q.items)
+	if !q.heap {
+		if n < flatCap {
+			if cap(q.items) < smallCap {
+				q.initSmall()
+			}
+			q.items = q.items[:n+1]
+			q.flatInsert(n, s)
+			return
+		}
+		q.toHeap()
+	}
+	if n < smallCap {
+		if cap(q.items) < smallCap {
+			q.initSmall()
+		}
+		q.items = q.items[:n+1]
+		q.upSmall(n, s)
+		return
+	}
 	q.items = append(q.items, s)
-	q.up(len(q.items)-1, s)
+	q.up(n, s)
+}
+
+// smallCap is the size of a 4-ary heap of three levels (1 + 4 + 16). A
+// heap of at most this many events is sifted along a path of fixed length
+// without a branch that depends on the events (upSmall, downSmall): the
+// slots past the last event hold sentinels that sort after every event, so
+// a hole never sinks into them. Such a queue (a model's components' events:
+// the services of an M/M/8 queue, the replicas of a cluster) would
+// otherwise pay a mispredicted branch or two a sift, about as much as the
+// sift itself.
+const smallCap = 21
+
+// sentinel sorts after every event: no event's key is above the all-ones
+// one, and no event's ord (its sequence number is below seqLimit) reaches
+// it.
+var sentinel = slot{key: noKey, ord: noKey}
+
+// initSmall gives the queue room for smallCap events, the slots past its
+// events holding sentinels.
+func (q *Queue) initSmall() {
+	items := make([]slot, len(q.items), max(2*cap(q.items), 2*smallCap))
+	copy(items, q.items)
+	for i := len(items); i < smallCap; i++ {
+		items[:smallCap][i] = sentinel
+	}
+	q.items = items
+}
+
+// upSmall places s, which belongs at index i or above, in a heap of at most
+// smallCap events: two steps towards the root, each a copy and a select,
+// whether s moves or not (once it stops, the next step finds the same
+// parent and stops again; from the root, the parent of 0 is 0).
+func (q *Queue) upSmall(i int, s slot) {
+	items := q.items[:smallCap:smallCap]
+	for range 2 {
+		p := (i - 1) / 4
+		mv := lessBit(&s, &items[p])
+		items[i] = items[p]
+		i += (p - i) * int(mv)
+	}
+	items[i] = s
+}
+
+// downSmall fills the hole at the root with s in a heap of at most
+// smallCap events: two steps down, each taking the smallest of four
+// children (the sentinels past the last event never win) and moving it up
+// if it sorts before s. The copy is made either way: a hole that stops
+// stays where it is, and the next step finds the same children and stops
+// again; s finally fills it.
+func (q *Queue) downSmall(s slot) {
+	items := q.items[:smallCap:smallCap]
+	h := 0
+	for range 2 {
+		c := 4*h + 1
+		ch := items[c : c+4 : c+4]
+		// The smallest of four children without branches or dependent
+		// loads: all six comparisons at once, then the winner of pair
+		// (0,1) against the winner of pair (2,3) is looked up among them.
+		a := lessBit(&ch[1], &ch[0]) // winner of (0,1) is a
+		b := lessBit(&ch[3], &ch[2]) // winner of (2,3) is 2+b
+		beats := lessBit(&ch[2], &ch[0]) | lessBit(&ch[3], &ch[0])<<1 |
+			lessBit(&ch[2], &ch[1])<<2 | lessBit(&ch[3], &ch[1])<<3
+		w := beats >> (a<<1 | b) & 1 // 1 if 2+b beats a
+		m := int(a+(2+b-a)*w) & 3
+		mv := lessBit(&ch[m], &s)
+		items[h] = ch[m]
+		h += (c + m - h) * int(mv)
+	}
+	items[h] = s
 }
 
 // take returns the next sequence number, renumbering first when they have
@@ -152,12 +251,7 @@ func (q *Queue) Pop() (e Event, ok bool) {
 		return Event{}, false
 	}
 	top := q.items[0].event()
-	n--
-	last := q.items[n]
-	q.items = q.items[:n]
-	if n > 0 {
-		q.down(last)
-	}
+	q.removeTop()
 	return top, true
 }
 
@@ -166,9 +260,21 @@ func (q *Queue) Pop() (e Event, ok bool) {
 func (q *Queue) removeTop() {
 	n := len(q.items) - 1
 	last := q.items[n]
+	// The slot left behind holds a sentinel, as the slots past the last
+	// event of a small heap must.
+	q.items[n] = sentinel
 	q.items = q.items[:n]
-	if n > 0 {
-		q.down(last)
+	if q.heap && n <= flatLow {
+		q.heap = false
+	}
+	switch {
+	case n == 0:
+	case !q.heap:
+		q.flatDown(last)
+	case n <= smallCap:
+		q.downSmall(last)
+	default:
+		q.downLarge(last)
 	}
 }
 
@@ -215,6 +321,15 @@ func idOf(obj int32, gen uint32) uint64 { return uint64(uint32(obj))<<32 | uint6
 
 // fix places s at index i, sifting it up or down.
 func (q *Queue) fix(i int, s slot) {
+	if !q.heap {
+		if i == 0 {
+			q.flatDown(s)
+			return
+		}
+		q.items[i] = s
+		q.flatInsert(i, s)
+		return
+	}
 	if i > 0 && lessBit(&s, &q.items[(i-1)/4]) == 1 {
 		q.up(i, s)
 		return
@@ -244,6 +359,12 @@ func (q *Queue) fix(i int, s slot) {
 // Reset empties the queue (and the lanes) but keeps its storage.
 func (q *Queue) Reset() {
 	q.items = q.items[:0]
+	q.heap = false
+	if cap(q.items) >= smallCap {
+		for i := range q.items[:smallCap] {
+			q.items[:smallCap][i] = sentinel
+		}
+	}
 	for i := range q.lanes {
 		q.lanes[i] = slot{key: noKey, ord: noKey}
 	}
@@ -266,12 +387,25 @@ func (q *Queue) up(i int, s slot) {
 	items[i] = s
 }
 
-// down fills the hole at the root with s. The hole first sinks to a leaf,
-// always taking the place of its smallest child (Floyd's bottom-up
-// heuristic: s came from the bottom and usually belongs near it, so this
-// saves comparing each level's smallest child with s); then s rises from
-// there to its place.
+// down fills the hole at the root with s.
 func (q *Queue) down(s slot) {
+	if !q.heap {
+		q.flatDown(s)
+		return
+	}
+	if len(q.items) <= smallCap {
+		q.downSmall(s)
+		return
+	}
+	q.downLarge(s)
+}
+
+// downLarge is down in a heap of more than smallCap events. The hole
+// first sinks to a leaf, always taking the place of its smallest child
+// (Floyd's bottom-up heuristic: s came from the bottom and usually belongs
+// near it, so this saves comparing each level's smallest child with s);
+// then s rises from there to its place.
+func (q *Queue) downLarge(s slot) {
 	items := q.items
 	n := len(items)
 	i := 0
@@ -282,14 +416,12 @@ func (q *Queue) down(s slot) {
 			break
 		}
 		ch := items[c : c+4 : c+4]
-		// The smallest of four children without branches or dependent
-		// loads: all six comparisons at once, then the winner of pair
-		// (0,1) against the winner of pair (2,3) is looked up among them.
-		a := lessBit(&ch[1], &ch[0]) // winner of (0,1) is a
-		b := lessBit(&ch[3], &ch[2]) // winner of (2,3) is 2+b
+		// As in downSmall.
+		a := lessBit(&ch[1], &ch[0])
+		b := lessBit(&ch[3], &ch[2])
 		beats := lessBit(&ch[2], &ch[0]) | lessBit(&ch[3], &ch[0])<<1 |
 			lessBit(&ch[2], &ch[1])<<2 | lessBit(&ch[3], &ch[1])<<3
-		w := beats >> (a<<1 | b) & 1 // 1 if 2+b beats a
+		w := beats >> (a<<1 | b) & 1
 		m := int(a+(2+b-a)*w) & 3
 		*hole = ch[m]
 		hole = &ch[m]

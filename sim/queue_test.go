@@ -401,3 +401,92 @@ func TestMoveMatchesSearch(t *testing.T) {
 		}
 	})
 }
+
+// TestQueueSmallMatchesReference holds the queue to the reference model
+// around the size where its sifts change from the fixed paths of a small
+// heap (smallCap events) to the general ones, with ReplaceTop (a Pop then
+// a Push) and Reset among the operations, and checks that the slots past
+// the last event of a small heap hold sentinels.
+func TestQueueSmallMatchesReference(t *testing.T) {
+	runs := 0
+	rapid.Check(t, func(t *rapid.T) {
+		crossed := false
+		defer func() {
+			if crossed {
+				runs++
+			}
+		}()
+		var q Queue
+		var ref refQueue
+		var id int32
+		newEvent := func(t *rapid.T) Event {
+			id++
+			return Event{Time: genTime().Draw(t, "time"), Kind: rapid.Uint16().Draw(t, "kind"), Obj: id, Gen: rapid.Uint32().Draw(t, "gen")}
+		}
+		pop := func(t *rapid.T) {
+			got, ok := q.Pop()
+			want, wok := ref.pop()
+			if ok != wok || ok && !sameEvent(got, want) {
+				t.Fatalf("Pop = %+v, %v; the reference pops %+v, %v", got, ok, want, wok)
+			}
+		}
+		t.Repeat(map[string]func(*rapid.T){
+			"push": func(t *rapid.T) {
+				e := newEvent(t)
+				q.Push(e)
+				ref.push(e)
+			},
+			"pushBurst": func(t *rapid.T) { // past smallCap and back
+				for range rapid.IntRange(1, 30).Draw(t, "burst") {
+					e := newEvent(t)
+					q.Push(e)
+					ref.push(e)
+				}
+				crossed = crossed || q.Len() > smallCap
+			},
+			"pop": pop,
+			"popBurst": func(t *rapid.T) {
+				for range rapid.IntRange(1, 30).Draw(t, "burst") {
+					pop(t)
+				}
+			},
+			"replaceTop": func(t *rapid.T) {
+				if q.Len() == 0 {
+					return
+				}
+				top, _ := q.Peek()
+				want, _ := ref.pop()
+				if !sameEvent(top, want) {
+					t.Fatalf("Peek = %+v, the reference pops %+v", top, want)
+				}
+				e := newEvent(t)
+				q.ReplaceTop(e)
+				ref.push(e)
+			},
+			"reset": func(t *rapid.T) {
+				if rapid.IntRange(0, 9).Draw(t, "resetNow") == 0 {
+					q.Reset()
+					ref.pending = nil
+				}
+			},
+			"": func(t *rapid.T) {
+				if q.Len() != len(ref.pending) {
+					t.Fatalf("Len = %d, the reference has %d", q.Len(), len(ref.pending))
+				}
+				if n := q.Len(); n <= smallCap && cap(q.items) >= smallCap {
+					for i, s := range q.items[n:smallCap] {
+						if s != sentinel {
+							t.Fatalf("slot %d of %d events holds %+v, not a sentinel", n+i, n, s)
+						}
+					}
+				}
+			},
+		})
+		for q.Len() > 0 || len(ref.pending) > 0 {
+			pop(t)
+		}
+	})
+	if runs < 20 {
+		t.Fatalf("only %d runs grew past %d events", runs, smallCap)
+	}
+}

@@ -43,8 +43,7 @@ func (e *Engine) ScheduleStamped(t float64, st Stamp, kind uint16, obj int32, ge
 		e.queue.down(s)
 		return
 	}
-	e.queue.items = append(e.queue.items, s)
-	e.queue.up(len(e.queue.items)-1, s)
+	e.queue.insert(s)
 }
 
 // stamp takes the next sequence number, as a push would, and returns it
