@@ -51,6 +51,16 @@
 // client slot to the next request in the client's queue (step 2) and sets
 // a closed-loop user thinking (step 1).
 //
+// A direct workload takes the same steps in two calls. Its one target is a
+// hosted API where nothing refuses, charges or caches (no limit, outage,
+// spend cap, concurrency cap, batch lane or usable prompt cache), and
+// nothing stands on its way (no gateway, pacer, timeout, route or live
+// driver): an M/M/c queue, for one. startDirect (hosted.go) takes its
+// request from the client slot straight into service, and doneDirect
+// (complete.go) records its completion and frees its slot, skipping the
+// checks that cannot apply; every figure goes to the same sums in the same
+// order, and TestDirectEqualsGeneral holds the two ways to the same bytes.
+//
 // # Around the way
 //
 // sim.go wires a Config into a Sim (Build) and dispatches the engine's

@@ -154,6 +154,12 @@ func TestFitGuessesColumnsAndSpeaksFlags(t *testing.T) {
 	}
 }
 
+// requestsLog is the README's request log (epoch milliseconds, three
+// teams), and requestsLogColumns its columns for --columns.
+var requestsLog = filepath.Join("..", "..", "testdata", "logs", "requests.csv.gz")
+
+const requestsLogColumns = "time=ts,input=prompt_tokens,output=completion_tokens,tenant=team"
+
 // TestFitKeepsTheLogsClock: a log whose times are Unix timestamps (epoch
 // milliseconds, the first record at 08:00:01 UTC) fits a scenario that
 // starts at 08:00 with its curves from 08:00:01, says the clock is UTC,
@@ -162,9 +168,8 @@ func TestFitGuessesColumnsAndSpeaksFlags(t *testing.T) {
 // look like milliseconds.
 func TestFitKeepsTheLogsClock(t *testing.T) {
 	dir := t.TempDir()
-	log := filepath.Join("..", "..", "testdata", "logs", "requests.csv.gz")
+	log, cols := requestsLog, requestsLogColumns
 	out := filepath.Join(dir, "fit.toml")
-	cols := "time=ts,input=prompt_tokens,output=completion_tokens,tenant=team"
 	code, stdout, stderr := cli(t, "fit", log, "--format", "csv", "--time-unit", "ms", "--columns", cols, "--by", "tenant", "--write", out)
 	if code != exitOK || !strings.Contains(stdout, "requests over 2h59m from 08:00:01 UTC") ||
 		!strings.Contains(stdout, "busiest 80.8/min at 09:00:01 UTC, +1h") {
@@ -210,9 +215,8 @@ func TestFitKeepsTheLogsClock(t *testing.T) {
 // error naming the flag.
 func TestFitInTimeZone(t *testing.T) {
 	dir := t.TempDir()
-	log := filepath.Join("..", "..", "testdata", "logs", "requests.csv.gz")
+	log, cols := requestsLog, requestsLogColumns
 	out := filepath.Join(dir, "fit.toml")
-	cols := "time=ts,input=prompt_tokens,output=completion_tokens,tenant=team"
 	code, stdout, stderr := cli(t, "fit", log, "--format", "csv", "--time-unit", "ms", "--columns", cols, "--tz", "America/New_York", "--write", out)
 	if code != exitOK || !strings.Contains(stdout, "requests over 2h59m from 03:00:01 America/New_York") ||
 		!strings.Contains(stdout, "at 04:00:01 America/New_York, +1h") {

@@ -81,6 +81,20 @@ func writeScenario(t *testing.T, src string) string {
 	return path
 }
 
+// readDecision reads a plan's JSON.
+func readDecision(t *testing.T, path string) report.Decision {
+	t.Helper()
+	b, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var d report.Decision
+	if err := json.Unmarshal(b, &d); err != nil {
+		t.Fatal(err)
+	}
+	return d
+}
+
 // elapsed is the one field that differs between identical runs.
 var elapsed = regexp.MustCompile(`"elapsed_s": [0-9.e+-]+`)
 
@@ -230,17 +244,7 @@ func TestPlanShardsMerge(t *testing.T) {
 	if code != exitOK || !strings.Contains(stdout, "Cheapest that holds") {
 		t.Fatalf("merge: exit %d: %s\n%s", code, stderr, stdout)
 	}
-	read := func(path string) report.Decision {
-		b, err := os.ReadFile(path)
-		if err != nil {
-			t.Fatal(err)
-		}
-		var d report.Decision
-		if err := json.Unmarshal(b, &d); err != nil {
-			t.Fatal(err)
-		}
-		return d
-	}
+	read := func(path string) report.Decision { return readDecision(t, path) }
 	a, m := read(one), read(merged)
 	if a.Winner == nil || m.Winner == nil || a.Candidates[*a.Winner].Label != m.Candidates[*m.Winner].Label {
 		t.Fatalf("one process and the merged shards disagree: %v / %v", a.Winner, m.Winner)
@@ -374,17 +378,7 @@ func TestPlanCarriesWarnings(t *testing.T) {
 	if i := strings.Index(stdout, "Warnings (defaults that change the answer):"); i < 0 || !strings.Contains(stdout[i:], words) {
 		t.Errorf("the terminal report ends without the warning:\n%s", stdout)
 	}
-	read := func(path string) report.Decision {
-		b, err := os.ReadFile(path)
-		if err != nil {
-			t.Fatal(err)
-		}
-		var d report.Decision
-		if err := json.Unmarshal(b, &d); err != nil {
-			t.Fatal(err)
-		}
-		return d
-	}
+	read := func(path string) report.Decision { return readDecision(t, path) }
 	d := read(js)
 	if len(d.Warnings) != 1 || d.Warnings[0].Key != `provider "server".price` || !strings.Contains(d.Warnings[0].Message, words) {
 		t.Errorf("JSON warnings: %+v", d.Warnings)
