@@ -59,14 +59,24 @@ func (s *Sim) completeBilled(id int32, tally *tokenTally, billed bool) {
 	e2e := now - r.arrival
 	qwait := r.admitted - r.arrival
 	st.completed++
-	st.ttft.Add(ttft)
-	st.e2e.Add(e2e)
-	st.qwait.Add(qwait)
-	st.ttftSvc.Add(r.ttftSvc)
+	if !st.ttft.TryAdd(ttft) {
+		st.ttft.Add(ttft)
+	}
+	if !st.e2e.TryAdd(e2e) {
+		st.e2e.Add(e2e)
+	}
+	if !st.qwait.TryAdd(qwait) {
+		st.qwait.Add(qwait)
+	}
+	if !st.ttftSvc.TryAdd(r.ttftSvc) {
+		st.ttftSvc.Add(r.ttftSvc)
+	}
 	tpot := 0.0
 	if r.output > 1 && !hit {
 		tpot = (e2e - ttft) / float64(r.output-1)
-		st.tpot.Add(tpot)
+		if !st.tpot.TryAdd(tpot) {
+			st.tpot.Add(tpot)
+		}
 	}
 	good := (w.slo[0] == 0 || ttft <= w.slo[0]) && (w.slo[1] == 0 || tpot <= w.slo[1]) && (w.slo[2] == 0 || e2e <= w.slo[2])
 	arrIv := s.interval(r.arrival)
@@ -122,14 +132,24 @@ func (s *Sim) doneDirect(id int32, r *request, w *workload) {
 	e2e := now - r.arrival
 	qwait := r.admitted - r.arrival
 	st.completed++
-	st.ttft.Add(ttft)
-	st.e2e.Add(e2e)
-	st.qwait.Add(qwait)
-	st.ttftSvc.Add(r.ttftSvc)
+	if !st.ttft.TryAdd(ttft) {
+		st.ttft.Add(ttft)
+	}
+	if !st.e2e.TryAdd(e2e) {
+		st.e2e.Add(e2e)
+	}
+	if !st.qwait.TryAdd(qwait) {
+		st.qwait.Add(qwait)
+	}
+	if !st.ttftSvc.TryAdd(r.ttftSvc) {
+		st.ttftSvc.Add(r.ttftSvc)
+	}
 	tpot := 0.0
 	if r.output > 1 {
 		tpot = (e2e - ttft) / float64(r.output-1)
-		st.tpot.Add(tpot)
+		if !st.tpot.TryAdd(tpot) {
+			st.tpot.Add(tpot)
+		}
 	}
 	good := (w.slo[0] == 0 || ttft <= w.slo[0]) && (w.slo[1] == 0 || tpot <= w.slo[1]) && (w.slo[2] == 0 || e2e <= w.slo[2])
 	arrIv := s.interval(r.arrival)

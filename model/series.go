@@ -42,8 +42,12 @@ func (s *seriesStats) latency(iv int, ttft, qwait float64) {
 		s.ttft[iv] = sim.NewSketch()
 		s.qwait[iv] = sim.NewSketch()
 	}
-	s.ttft[iv].Add(ttft)
-	s.qwait[iv].Add(qwait)
+	if t := s.ttft[iv]; !t.TryAdd(ttft) {
+		t.Add(ttft)
+	}
+	if q := s.qwait[iv]; !q.TryAdd(qwait) {
+		q.Add(qwait)
+	}
 }
 
 // tick closes interval iv at time t.

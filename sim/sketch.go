@@ -79,6 +79,23 @@ func (s *Sketch) Add(v float64) {
 	s.addRest(v)
 }
 
+// TryAdd is Add's most common case, small enough to be inlined: when v
+// lies strictly between the minimum and the maximum recorded, is at least
+// minTracked and has a bucket in the dense range, it records v (which
+// changes only the sum and that bucket's count, exactly as Add would) and
+// reports true; otherwise it records nothing and reports false, and the
+// caller calls Add. A caller that records values on a hot path writes
+// `if !sk.TryAdd(v) { sk.Add(v) }`, which spares most values a call.
+func (s *Sketch) TryAdd(v float64) bool {
+	i := bucketOf(v) - s.offset
+	if uint(i) >= uint(len(s.counts)) || !(v > s.min && v < s.max && v >= minTracked) {
+		return false
+	}
+	s.sum += v
+	s.counts[i]++
+	return true
+}
+
 // addRest is Add of a value below minTracked (zero, negative, -0), NaN or
 // +Inf: every value it records is a zero.
 func (s *Sketch) addRest(v float64) {

@@ -416,3 +416,35 @@ func TestSketchQuantileAllocates(t *testing.T) {
 		t.Fatalf("Quantile allocates %v times per call", a)
 	}
 }
+
+// TestTryAddIsAdd holds TryAdd, followed by Add when it declines, to Add
+// alone: the same counts, zeros, sum, minimum and maximum on any values,
+// zeros, tiny, negative and non-finite ones included.
+func TestTryAddIsAdd(t *testing.T) {
+	value := rapid.OneOf(
+		rapid.Float64Range(0, 1e9),
+		rapid.Float64Range(1e-12, 1e-6),
+		rapid.Float64(),
+		rapid.SampledFrom([]float64{0, math.Copysign(0, -1), 1e-9, 1, 1, 2, -3, math.NaN(), math.Inf(1), math.Inf(-1), math.MaxFloat64}),
+	)
+	rapid.Check(t, func(t *rapid.T) {
+		xs := rapid.SliceOf(value).Draw(t, "xs")
+		a, b := NewSketch(), NewSketch()
+		for _, x := range xs {
+			a.Add(x)
+			if !b.TryAdd(x) {
+				b.Add(x)
+			}
+		}
+		if a.zeros != b.zeros || a.offset != b.offset || len(a.counts) != len(b.counts) ||
+			math.Float64bits(a.sum) != math.Float64bits(b.sum) ||
+			math.Float64bits(a.min) != math.Float64bits(b.min) || math.Float64bits(a.max) != math.Float64bits(b.max) {
+			t.Fatalf("TryAdd+Add %+v, Add %+v", *b, *a)
+		}
+		for i := range a.counts {
+			if a.counts[i] != b.counts[i] {
+				t.Fatalf("bucket %d: TryAdd+Add %d, Add %d", i+a.offset, b.counts[i], a.counts[i])
+			}
+		}
+	})
+}
