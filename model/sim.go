@@ -42,35 +42,47 @@ const (
 )
 
 // request is one logical request from arrival to its end. Slots are reused.
+//
+// Its fields fill exactly 128 bytes, two cache lines (the records' array is
+// allocated in size classes that are multiples of 64 bytes, so each record
+// starts a line): the first holds what every request's way reads from
+// arrival to completion (identity, tokens, flags, and the arrival,
+// admission and first-token times its latencies are computed from), so
+// that a request that has waited in a backend for seconds brings one line
+// back into the cache when it completes, not two or three; the second holds
+// what only retries, timeouts, prompt caches, gateways and live requests
+// read. TestRequestRecordIsTwoLines holds the size.
 type request struct {
-	gen       uint32
-	state     uint8
-	batch     bool
-	wl        int32
-	input     int32
-	output    int32
-	maxTok    int32
-	prefix    int32
+	// The first line.
+	arrival  float64
+	admitted float64
+	ttftSvc  float64
+	gen      uint32
+	wl       int32
+	input    int32
+	output   int32
+	attempts int32
+	content  int32 // which of the workload's distinct requests (response cache)
+	maxTok   int32
+	prefix   int32
+	state    uint8
+	batch    bool
+	tgt      int8  // the target of the current attempt (workload.targets)
+	gw       uint8 // gateway flags (gateway.go)
+	out      bool  // an attempt is outstanding (sent, no answer yet)
+	orphan   bool  // abandoned by its client; the backend still holds it
+	lastRsn  int16
+	// The second line.
 	read      int32
 	write     int32
-	attempts  int32
-	lastRsn   int16
-	tgt       int8  // the target of the current attempt (workload.targets)
-	gw        uint8 // gateway flags (gateway.go)
-	out       bool  // an attempt is outstanding (sent, no answer yet)
-	orphan    bool  // abandoned by its client; the backend still holds it
+	ask       int32 // the client's own max_tokens (live requests; 0: the workload's)
+	share     int32 // its shared prefix in tokens (live requests; see sharedPrefix)
 	deadline  float64
-	content   int32 // which of the workload's distinct requests (response cache)
 	gwRes     float64
 	gwAt      float64 // admitted by the gateway
 	gwQueued  float64 // entered the gateway's fair queue
-	arrival   float64
-	admitted  float64
-	ttftSvc   float64
 	prevDelay float64
 	retryAft  float64
-	ask       int32 // the client's own max_tokens (live requests; 0: the workload's)
-	share     int32 // its shared prefix in tokens (live requests; see sharedPrefix)
 }
 
 // reqLimits is what a request was charged under each scope, kept apart
