@@ -8,6 +8,7 @@ import (
 
 // results turns the run's accumulators into Results.
 func (s *Sim) results(interrupted bool) *Results {
+	s.resolveTwins()
 	c := &s.cfg
 	res := &Results{Scenario: c.Name, Variant: c.Variant, Seed: c.Seed, Replication: c.Replication,
 		DurationS: c.Duration, IntervalS: c.Interval, StartClock: workloads.ClockAt(c.StartClock), Interrupted: interrupted,

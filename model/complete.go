@@ -59,14 +59,19 @@ func (s *Sim) completeBilled(id int32, tally *tokenTally, billed bool) {
 	e2e := now - r.arrival
 	qwait := r.admitted - r.arrival
 	st.completed++
-	if !st.ttft.TryAdd(ttft) {
-		st.ttft.Add(ttft)
+	if st.twin { // the series records the values (markTwins)
+		st.ttftSum.Add(ttft)
+		st.qwaitSum.Add(qwait)
+	} else {
+		if !st.ttft.TryAdd(ttft) {
+			st.ttft.Add(ttft)
+		}
+		if !st.qwait.TryAdd(qwait) {
+			st.qwait.Add(qwait)
+		}
 	}
 	if !st.e2e.TryAdd(e2e) {
 		st.e2e.Add(e2e)
-	}
-	if !st.qwait.TryAdd(qwait) {
-		st.qwait.Add(qwait)
 	}
 	if !st.ttftSvc.TryAdd(r.ttftSvc) {
 		st.ttftSvc.Add(r.ttftSvc)
@@ -132,14 +137,19 @@ func (s *Sim) doneDirect(id int32, r *request, w *workload) {
 	e2e := now - r.arrival
 	qwait := r.admitted - r.arrival
 	st.completed++
-	if !st.ttft.TryAdd(ttft) {
-		st.ttft.Add(ttft)
+	if st.twin { // the series records the values (markTwins)
+		st.ttftSum.Add(ttft)
+		st.qwaitSum.Add(qwait)
+	} else {
+		if !st.ttft.TryAdd(ttft) {
+			st.ttft.Add(ttft)
+		}
+		if !st.qwait.TryAdd(qwait) {
+			st.qwait.Add(qwait)
+		}
 	}
 	if !st.e2e.TryAdd(e2e) {
 		st.e2e.Add(e2e)
-	}
-	if !st.qwait.TryAdd(qwait) {
-		st.qwait.Add(qwait)
 	}
 	if !st.ttftSvc.TryAdd(r.ttftSvc) {
 		st.ttftSvc.Add(r.ttftSvc)

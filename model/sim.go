@@ -170,15 +170,19 @@ type Sim struct {
 	// pacer, the gateway and the router, even for direct workloads (for
 	// the equivalence tests).
 	noDirect bool
-	free     []int32
-	nInt     int
-	lanes    int    // engine lanes given to arrival streams
-	ivs      ivSpan // the times of the latest interval looked up (interval.go)
-	routed   int64  // attempts that passed the gateway to the router
-	live     int64
-	ser      *seriesStats
-	ran      bool
-	driver   *liveState // set when the simulation is driven live (live.go)
+	// noTwin keeps the TTFT and queue-wait sketches of a run's only
+	// workload apart from the series' (markTwins; for the equivalence
+	// tests).
+	noTwin bool
+	free   []int32
+	nInt   int
+	lanes  int    // engine lanes given to arrival streams
+	ivs    ivSpan // the times of the latest interval looked up (interval.go)
+	routed int64  // attempts that passed the gateway to the router
+	live   int64
+	ser    *seriesStats
+	ran    bool
+	driver *liveState // set when the simulation is driven live (live.go)
 	// needLims and needSeqs say whether request slots need their limit
 	// charges (a provider has limits) and engine state (a cluster exists).
 	needLims, needSeqs bool
@@ -424,6 +428,7 @@ func (s *Sim) finishRun(err error) (*Results, error) {
 
 func (s *Sim) start() {
 	s.markDirect()
+	s.markTwins()
 	for _, w := range s.wls {
 		if !s.startArrivals(w) {
 			return // the run stops with the error

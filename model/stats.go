@@ -18,6 +18,13 @@ type groupStats struct {
 	good                       int64
 	lastDone                   float64
 	sloSet                     bool // a workload of the group has an SLO
+	// twin is set on the only workload of a run (markTwins): the
+	// series' sketches of TTFT and queue wait by arrival interval then
+	// hold exactly its values, so its own ttft and qwait sketches keep
+	// only their sums (ttftSum, qwaitSum) while it runs and are the
+	// series' merged when the results are read (resolveTwins).
+	twin              bool
+	ttftSum, qwaitSum sim.SketchSum
 }
 
 type tokenTally struct {
@@ -25,6 +32,33 @@ type tokenTally struct {
 	costIn, costW, costR, costOut        float64
 	costGPU                              float64
 	costFixed                            float64 // a hosted tier's commitment, prorated
+}
+
+// markTwins marks the workload of a run that has only one (groupStats.twin),
+// unless s.noTwin. Both ways of completing a request (completeBilled,
+// doneDirect) record its TTFT and queue wait in the series as well.
+func (s *Sim) markTwins() {
+	if len(s.wls) == 1 && !s.noTwin {
+		s.wls[0].stats.twin = true
+	}
+}
+
+// resolveTwins gives a twin workload's TTFT and queue-wait sketches their
+// counts, minimum and maximum from the series' sketches, merged, and
+// their sums as they were added one request at a time: the sketches it
+// would have recorded itself (sim.SketchSum).
+func (s *Sim) resolveTwins() {
+	for _, w := range s.wls {
+		if st := w.stats; st.twin {
+			st.ttft, st.qwait = sim.NewSketch(), sim.NewSketch()
+			for i := range s.ser.ttft {
+				st.ttft.Merge(s.ser.ttft[i])
+				st.qwait.Merge(s.ser.qwait[i])
+			}
+			st.ttft.SetSum(st.ttftSum)
+			st.qwait.SetSum(st.qwaitSum)
+		}
+	}
 }
 
 func newGroupStats() *groupStats {

@@ -293,3 +293,26 @@ func (s *Sketch) grow0(b int) {
 		s.grow(b)
 	}
 }
+
+// SketchSum is a Sketch's sum kept alone: Add adds to it exactly what
+// Sketch.Add adds to a sketch's sum (nothing for NaN or +Inf, zero for a
+// value at or below zero, the value otherwise). A sketch that is the merge
+// of parts (values recorded by interval, say) has the parts' counts,
+// minimum and maximum exactly, but its sum is theirs added in another
+// order; SetSum gives it the sum of its values in the order they were
+// recorded, from a SketchSum that saw them all, so that it equals the
+// sketch that recorded them one by one.
+type SketchSum float64
+
+// Add adds v as Sketch.Add adds it to the sum.
+func (s *SketchSum) Add(v float64) {
+	if v <= math.MaxFloat64 {
+		if v <= 0 {
+			v = 0
+		}
+		*s += SketchSum(v)
+	}
+}
+
+// SetSum replaces the sketch's sum with sum (see SketchSum).
+func (s *Sketch) SetSum(sum SketchSum) { s.sum = float64(sum) }

@@ -448,3 +448,50 @@ func TestTryAddIsAdd(t *testing.T) {
 		}
 	})
 }
+
+// TestMergedPartsWithSumIsSketch: values recorded in parts (by a label
+// drawn for each), merged, with the sum a SketchSum kept of them all in
+// their order, equal the sketch that recorded them one by one.
+func TestMergedPartsWithSumIsSketch(t *testing.T) {
+	value := rapid.OneOf(
+		rapid.Float64Range(0, 1e9),
+		rapid.Float64Range(1e-12, 1e-6),
+		rapid.Float64(),
+		rapid.SampledFrom([]float64{0, math.Copysign(0, -1), 1e-9, 1, 1, 2, -3, math.NaN(), math.Inf(1), math.Inf(-1), math.MaxFloat64}),
+	)
+	rapid.Check(t, func(t *rapid.T) {
+		xs := rapid.SliceOf(value).Draw(t, "xs")
+		parts := make([]*Sketch, rapid.IntRange(1, 5).Draw(t, "parts"))
+		for i := range parts {
+			if rapid.Bool().Draw(t, "used") {
+				parts[i] = NewSketch()
+			}
+		}
+		a := NewSketch()
+		var sum SketchSum
+		for _, x := range xs {
+			a.Add(x)
+			sum.Add(x)
+			p := rapid.IntRange(0, len(parts)-1).Draw(t, "part")
+			if parts[p] == nil {
+				parts[p] = NewSketch()
+			}
+			parts[p].Add(x)
+		}
+		b := NewSketch()
+		for _, p := range parts {
+			b.Merge(p)
+		}
+		b.SetSum(sum)
+		if a.n() != b.n() || a.zeros != b.zeros || math.Float64bits(a.Sum()) != math.Float64bits(b.Sum()) ||
+			math.Float64bits(a.Min()) != math.Float64bits(b.Min()) || math.Float64bits(a.Max()) != math.Float64bits(b.Max()) ||
+			math.Float64bits(a.Mean()) != math.Float64bits(b.Mean()) {
+			t.Fatalf("merged %+v, one by one %+v", *b, *a)
+		}
+		for _, q := range []float64{0, 0.01, 0.5, 0.9, 0.95, 0.99, 1} {
+			if x, y := a.Quantile(q), b.Quantile(q); math.Float64bits(x) != math.Float64bits(y) {
+				t.Fatalf("q%v: merged %v, one by one %v", q, y, x)
+			}
+		}
+	})
+}
