@@ -83,7 +83,7 @@ func (s *Sim) completeBilled(id int32, tally *tokenTally, billed bool) {
 			st.tpot.Add(tpot)
 		}
 	}
-	good := (w.slo[0] == 0 || ttft <= w.slo[0]) && (w.slo[1] == 0 || tpot <= w.slo[1]) && (w.slo[2] == 0 || e2e <= w.slo[2])
+	good := !st.sloSet || (w.slo[0] == 0 || ttft <= w.slo[0]) && (w.slo[1] == 0 || tpot <= w.slo[1]) && (w.slo[2] == 0 || e2e <= w.slo[2])
 	arrIv := s.interval(r.arrival)
 	if good {
 		st.good++
@@ -161,7 +161,7 @@ func (s *Sim) doneDirect(id int32, r *request, w *workload) {
 			st.tpot.Add(tpot)
 		}
 	}
-	good := (w.slo[0] == 0 || ttft <= w.slo[0]) && (w.slo[1] == 0 || tpot <= w.slo[1]) && (w.slo[2] == 0 || e2e <= w.slo[2])
+	good := !st.sloSet || (w.slo[0] == 0 || ttft <= w.slo[0]) && (w.slo[1] == 0 || tpot <= w.slo[1]) && (w.slo[2] == 0 || e2e <= w.slo[2])
 	arrIv := s.interval(r.arrival)
 	if good {
 		st.good++
