@@ -325,8 +325,20 @@ func (s *Sim) finishAll(c *cluster, rep *replica, fin []int32) {
 // load from another sequence's state. Written out: sort.Search's closure
 // costs more than the search here.
 func (s *Sim) removeRunning(rep *replica, id int32) {
-	o := s.seqs[id].order
 	run := rep.running
+	if len(run) > 0 && run[0] == id {
+		// The oldest, as often: no search, and the list starts one later
+		// in its buffer (or, alone, stays where it is), as below.
+		if len(run) > 1 {
+			rep.running = run[1:]
+			rep.runOff++
+		} else {
+			rep.running = run[:0]
+		}
+		rep.noteLoad()
+		return
+	}
+	o := s.seqs[id].order
 	i, j := 0, len(run)
 	for step := 1; i < j; step *= 2 {
 		if p := i + step - 1; p >= j || s.seqs[run[p]].order >= o {
