@@ -279,16 +279,7 @@ func (s *Sim) endPrefills(c *cluster, rep *replica, fin, join []int32) ([]int32,
 // dueFinishers appends to fin the decoding sequences whose last token
 // iteration k produced.
 func (s *Sim) dueFinishers(rep *replica, k int64, fin []int32) []int32 {
-	due := rep.fin.drain(k, rep.dueBuf[:0])
-	for _, e := range due {
-		if sq := &s.seqs[e.id]; sq.lazy && sq.lazyGen == e.stamp {
-			fin = append(fin, e.id)
-		}
-	}
-	if cap(due) != cap(rep.dueBuf) {
-		rep.dueBuf = due[:0] // it grew
-	}
-	return fin
+	return rep.fin.drainLive(k, s.seqs, fin)
 }
 
 // finishAll completes the sequences of fin, which have their last token.
