@@ -337,7 +337,6 @@ type replica struct {
 	spanDT     []float64 // the span's iteration times
 	finBuf     []int32
 	joinBuf    []int32
-	dueBuf     []finEntry
 	tier       *kvTier // CPU tier of the KV cache (kv_tier.go), or nil
 	extraDT    float64 // CPU-tier reads charged to the iteration being planned
 	incoming   int     // KV blocks reserved for transfers in and transferred requests waiting (decode pool)

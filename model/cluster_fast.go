@@ -279,16 +279,7 @@ func (s *Sim) endPrefills(c *cluster, rep *replica, fin, join []int32) ([]int32,
 // dueFinishers appends to fin the decoding sequences whose last token
 // iteration k produced.
 func (s *Sim) dueFinishers(rep *replica, k int64, fin []int32) []int32 {
-	due := rep.fin.drain(k, rep.dueBuf[:0])
-	for _, e := range due {
-		if sq := &s.seqs[e.id]; sq.lazy && sq.lazyGen == e.stamp {
-			fin = append(fin, e.id)
-		}
-	}
-	if cap(due) != cap(rep.dueBuf) {
-		rep.dueBuf = due[:0] // it grew
-	}
-	return fin
+	return rep.fin.drainLive(k, s.seqs, fin)
 }
 
 // finishAll completes the sequences of fin, which have their last token.
@@ -325,8 +316,20 @@ func (s *Sim) finishAll(c *cluster, rep *replica, fin []int32) {
 // load from another sequence's state. Written out: sort.Search's closure
 // costs more than the search here.
 func (s *Sim) removeRunning(rep *replica, id int32) {
-	o := s.seqs[id].order
 	run := rep.running
+	if len(run) > 0 && run[0] == id {
+		// The oldest, as often: no search, and the list starts one later
+		// in its buffer (or, alone, stays where it is), as below.
+		if len(run) > 1 {
+			rep.running = run[1:]
+			rep.runOff++
+		} else {
+			rep.running = run[:0]
+		}
+		rep.noteLoad()
+		return
+	}
+	o := s.seqs[id].order
 	i, j := 0, len(run)
 	for step := 1; i < j; step *= 2 {
 		if p := i + step - 1; p >= j || s.seqs[run[p]].order >= o {

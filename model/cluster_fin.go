@@ -191,3 +191,41 @@ func (q *finQueue) drain(upTo int64, out []finEntry) []finEntry {
 	// the largest horizon).
 	return out
 }
+
+// drainLive is drain for the finish path: it appends to fin the ids of the
+// entries with k <= upTo whose sequence is still in the aggregate with the
+// stamp it was pushed with (the others are stale), in drain's order,
+// without copying the entries out first.
+func (q *finQueue) drainLive(upTo int64, seqs []seqState, fin []int32) []int32 {
+	for q.ring > 0 && q.next <= upTo {
+		k := q.next
+		b := int(k) & (len(q.head) - 1)
+		for i := q.head[b]; i >= 0; {
+			e := &q.pool[i]
+			if sq := &seqs[e.id]; sq.lazy && sq.lazyGen == e.stamp {
+				fin = append(fin, e.id)
+			}
+			nx := q.link[i]
+			q.link[i] = q.free
+			q.free = i
+			q.ring--
+			i = nx
+		}
+		q.head[b] = -1
+		q.bits[b>>6] &^= 1 << (b & 63)
+		q.base = k + 1
+		if q.ring > 0 {
+			q.next = q.base + int64(q.nextBucket())
+		}
+	}
+	for len(q.far) > 0 && q.far[0].k <= upTo {
+		e := q.far.pop()
+		if sq := &seqs[e.id]; sq.lazy && sq.lazyGen == e.stamp {
+			fin = append(fin, e.id)
+		}
+	}
+	if upTo+1 > q.base {
+		q.base = upTo + 1
+	}
+	return fin
+}

@@ -62,3 +62,49 @@ func TestFinQueueAgainstReference(t *testing.T) {
 		}
 	})
 }
+
+// drainLive gives, in the same order, the ids of drain's entries whose
+// sequence is in the aggregate with the entry's stamp, and leaves the
+// queue as drain does.
+func TestDrainLiveIsDrainFiltered(t *testing.T) {
+	rapid.Check(t, func(t *rapid.T) {
+		var a, b finQueue
+		seqs := make([]seqState, 8)
+		now := int64(rapid.IntRange(0, 1000).Draw(t, "start"))
+		a.reset(now)
+		b.reset(now)
+		for step := range rapid.IntRange(1, 300).Draw(t, "steps") {
+			switch rapid.IntRange(0, 9).Draw(t, "op") {
+			case 0, 1, 2, 3:
+				ahead := rapid.SampledFrom([]int64{0, 1, 5, 63, 64, 200, 5000, 100000}).Draw(t, "ahead")
+				id := rapid.Int32Range(0, 7).Draw(t, "id")
+				sq := &seqs[id]
+				sq.lazyGen++
+				sq.lazy = true
+				e := finEntry{k: now + ahead, order: int64(step), id: id, stamp: sq.lazyGen}
+				a.push(e)
+				b.push(e)
+			case 4:
+				sq := &seqs[rapid.IntRange(0, 7).Draw(t, "leave")]
+				sq.lazyGen++
+				sq.lazy = false
+			default:
+				upTo := now + int64(rapid.IntRange(0, 40).Draw(t, "advance"))
+				var want []int32
+				for _, e := range a.drain(upTo, nil) {
+					if sq := &seqs[e.id]; sq.lazy && sq.lazyGen == e.stamp {
+						want = append(want, e.id)
+					}
+				}
+				got := b.drainLive(upTo, seqs, nil)
+				if !slices.Equal(got, want) {
+					t.Fatalf("drainLive(%d) = %v, want %v", upTo, got, want)
+				}
+				now = upTo + 1
+			}
+			if a.len() != b.len() || a.base != b.base || a.len() > 0 && a.minK() != b.minK() {
+				t.Fatalf("queues differ: len %d/%d, base %d/%d", a.len(), b.len(), a.base, b.base)
+			}
+		}
+	})
+}

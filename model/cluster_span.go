@@ -107,11 +107,7 @@ func (s *Sim) launchSpan(c *cluster, rep *replica, b *perf.Batch) bool {
 	}
 	rep.spanDT = rep.spanDT[:m] // no write barrier: only its length changes
 	dts := rep.spanDT
-	c.decodeSpan(b.Decode, b.Context, dts)
-	t := now
-	for _, dt := range dts {
-		t += dt
-	}
+	t := c.decodeSpan(b.Decode, b.Context, dts, now)
 	rep.span.at = now + dts[0]
 	if !c.cs.itl.tryAddN(dts[0], uint64(b.Decode)) {
 		c.cs.itl.addRest(dts[0], uint64(b.Decode))
@@ -127,21 +123,27 @@ func (s *Sim) launchSpan(c *cluster, rep *replica, b *perf.Batch) bool {
 }
 
 // decodeSpan fills dts with the times of pure decode iterations of d
-// sequences from context ctx on, the context growing by d each iteration.
-// How is resolved when the cluster is built: the roofline is called
-// directly (no interface call), another SpanStepper through its interface,
-// any other step model one iteration at a time.
-func (c *cluster) decodeSpan(d int, ctx float64, dts []float64) {
-	switch {
-	case c.roof != nil:
-		c.roof.DecodeSpan(d, ctx, dts)
-	case c.spanStep != nil:
+// sequences from context ctx on, the context growing by d each iteration,
+// and returns the end of the span starting at t0 (t0 plus each time, added
+// in order). How is resolved when the cluster is built: the roofline is
+// called directly (no interface call), times and sum in one pass; another
+// SpanStepper through its interface; any other step model one iteration
+// at a time.
+func (c *cluster) decodeSpan(d int, ctx float64, dts []float64, t0 float64) float64 {
+	if c.roof != nil {
+		return c.roof.DecodeSpanEnd(d, ctx, dts, t0)
+	}
+	if c.spanStep != nil {
 		c.spanStep.DecodeSpan(d, ctx, dts)
-	default:
+	} else {
 		for j := range dts {
 			dts[j] = c.step.StepTime(perf.Batch{Decode: d, Context: ctx + float64(j*d)})
 		}
 	}
+	for _, dt := range dts {
+		t0 += dt
+	}
+	return t0
 }
 
 // syncSpan applies the starts of the span's iterations that began before

@@ -582,6 +582,51 @@ func (r *Roofline) DecodeSpan(d int, ctx0 float64, dts []float64) {
 	}
 }
 
+// DecodeSpanEnd is DecodeSpan that also returns t0 + dts[0] + dts[1] + ...,
+// added one after another in that order: the end of the span of steps
+// starting at t0, bit for bit what summing dts after DecodeSpan gives, in
+// one pass over them.
+func (r *Roofline) DecodeSpanEnd(d int, ctx0 float64, dts []float64, t0 float64) float64 {
+	if d <= 0 {
+		clear(dts)
+		for _, dt := range dts {
+			t0 += dt
+		}
+		return t0
+	}
+	k := &r.k
+	if !k.ok {
+		kk := r.coeffs()
+		k = &kk
+	}
+	n := float64(d)
+	s := float64(d)
+	c := k.cTok*n + k.cSeq*s
+	m := k.mDense + k.mHead
+	if k.mExpert > 0 {
+		m += k.mExpert * touched(n, k.logMiss)
+	}
+	var lin float64
+	if k.smooth {
+		lin = math.Sqrt(c*c + m*m)
+	} else {
+		lin = max(c, m)
+	}
+	t := k.fixed + s*k.perSeq + lin + k.commFixed + (k.commTok+k.ew)*n
+	mKV := k.mKV // see DecodeSpan
+	end := t0
+	for j := range dts {
+		ctx := ctx0 + float64(j*d)
+		if ctx < 0 {
+			ctx = 0
+		}
+		dt := t + mKV*(ctx+n)
+		dts[j] = dt
+		end += dt
+	}
+	return end
+}
+
 // PromptTokenTime is the time one more prompt token adds to a step that
 // prefills one fresh n-token prompt: (StepTime(n) − StepTime(1)) / (n − 1).
 func (r *Roofline) PromptTokenTime(n int) float64 {

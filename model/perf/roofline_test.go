@@ -238,6 +238,37 @@ func TestDecodeSpanEqualsStepTime(t *testing.T) {
 	})
 }
 
+// DecodeSpanEnd gives bit for bit DecodeSpan's times and their sum from
+// t0, added in order.
+func TestDecodeSpanEndIsDecodeSpanSummed(t *testing.T) {
+	rapid.Check(t, func(t *rapid.T) {
+		r := genRoofline(t)
+		r.SmoothKnee = rapid.Bool().Draw(t, "smooth")
+		r.OverheadPerSeq = rapid.Float64Range(0, 1e-4).Draw(t, "ops")
+		if rapid.Bool().Draw(t, "prepare") {
+			r.Prepare()
+		}
+		d := rapid.IntRange(-1, 512).Draw(t, "d")
+		ctx0 := float64(rapid.IntRange(-4, 1<<20).Draw(t, "ctx0"))
+		t0 := rapid.Float64Range(0, 1e6).Draw(t, "t0")
+		m := rapid.IntRange(0, 40).Draw(t, "m")
+		want, got := make([]float64, m), make([]float64, m)
+		r.DecodeSpan(d, ctx0, want)
+		end := t0
+		for _, dt := range want {
+			end += dt
+		}
+		if e := r.DecodeSpanEnd(d, ctx0, got, t0); e != end {
+			t.Fatalf("end %v, want %v", e, end)
+		}
+		for j := range got {
+			if got[j] != want[j] {
+				t.Fatalf("step %d: %v, want %v", j, got[j], want[j])
+			}
+		}
+	})
+}
+
 // FP8 weights on FP8 tensor cores halve the GEMMs' compute and weight
 // reads, but not the element-wise kernels, whose activations stay 16-bit;
 // and those kernels' norms are repeated on every tensor-parallel rank.
