@@ -11,14 +11,15 @@ import (
 	"pgregory.net/rapid"
 )
 
-// runDirect runs cfg with the direct path (startDirect, doneDirect) on or
-// off and returns its results as JSON, and whether a workload took it.
-func runDirect(t interface{ Fatal(...any) }, cfg Config, direct bool) ([]byte, bool) {
+// runSet builds cfg, lets set change the Sim before it runs (a test's
+// switch on a fast path), runs it and returns its results as JSON and the
+// built Sim.
+func runSet(t interface{ Fatal(...any) }, cfg Config, set func(*Sim)) ([]byte, *Sim) {
 	s, err := Build(cfg)
 	if err != nil {
 		t.Fatal(err)
 	}
-	s.noDirect = !direct
+	set(s)
 	r, err := s.Run(context.Background())
 	if err != nil {
 		t.Fatal(err)
@@ -27,6 +28,13 @@ func runDirect(t interface{ Fatal(...any) }, cfg Config, direct bool) ([]byte, b
 	if err != nil {
 		t.Fatal(err)
 	}
+	return b, s
+}
+
+// runDirect runs cfg with the direct path (startDirect, doneDirect) on or
+// off and returns its results as JSON, and whether a workload took it.
+func runDirect(t interface{ Fatal(...any) }, cfg Config, direct bool) ([]byte, bool) {
+	b, s := runSet(t, cfg, func(s *Sim) { s.noDirect = !direct })
 	took := false
 	for _, w := range s.wls {
 		took = took || w.direct

@@ -2,8 +2,6 @@ package model
 
 import (
 	"bytes"
-	"context"
-	"encoding/json"
 	"testing"
 
 	"pgregory.net/rapid"
@@ -13,19 +11,7 @@ import (
 // taken from the series (markTwins) or kept apart, and returns its results
 // as JSON and whether the workload was a twin.
 func runTwin(t interface{ Fatal(...any) }, cfg Config, twin bool) ([]byte, bool) {
-	s, err := Build(cfg)
-	if err != nil {
-		t.Fatal(err)
-	}
-	s.noTwin = !twin
-	r, err := s.Run(context.Background())
-	if err != nil {
-		t.Fatal(err)
-	}
-	b, err := json.Marshal(r)
-	if err != nil {
-		t.Fatal(err)
-	}
+	b, s := runSet(t, cfg, func(s *Sim) { s.noTwin = !twin })
 	return b, len(s.wls) == 1 && s.wls[0].stats.twin
 }
 

@@ -417,16 +417,22 @@ func TestSketchQuantileAllocates(t *testing.T) {
 	}
 }
 
-// TestTryAddIsAdd holds TryAdd, followed by Add when it declines, to Add
-// alone: the same counts, zeros, sum, minimum and maximum on any values,
-// zeros, tiny, negative and non-finite ones included.
-func TestTryAddIsAdd(t *testing.T) {
-	value := rapid.OneOf(
+// anySketchValue draws values a sketch may be given: ordinary, tiny,
+// any float64, and the edge cases (zeros, negative, non-finite).
+func anySketchValue() *rapid.Generator[float64] {
+	return rapid.OneOf(
 		rapid.Float64Range(0, 1e9),
 		rapid.Float64Range(1e-12, 1e-6),
 		rapid.Float64(),
 		rapid.SampledFrom([]float64{0, math.Copysign(0, -1), 1e-9, 1, 1, 2, -3, math.NaN(), math.Inf(1), math.Inf(-1), math.MaxFloat64}),
 	)
+}
+
+// TestTryAddIsAdd holds TryAdd, followed by Add when it declines, to Add
+// alone: the same counts, zeros, sum, minimum and maximum on any values,
+// zeros, tiny, negative and non-finite ones included.
+func TestTryAddIsAdd(t *testing.T) {
+	value := anySketchValue()
 	rapid.Check(t, func(t *rapid.T) {
 		xs := rapid.SliceOf(value).Draw(t, "xs")
 		a, b := NewSketch(), NewSketch()
@@ -453,12 +459,7 @@ func TestTryAddIsAdd(t *testing.T) {
 // drawn for each), merged, with the sum a SketchSum kept of them all in
 // their order, equal the sketch that recorded them one by one.
 func TestMergedPartsWithSumIsSketch(t *testing.T) {
-	value := rapid.OneOf(
-		rapid.Float64Range(0, 1e9),
-		rapid.Float64Range(1e-12, 1e-6),
-		rapid.Float64(),
-		rapid.SampledFrom([]float64{0, math.Copysign(0, -1), 1e-9, 1, 1, 2, -3, math.NaN(), math.Inf(1), math.Inf(-1), math.MaxFloat64}),
-	)
+	value := anySketchValue()
 	rapid.Check(t, func(t *rapid.T) {
 		xs := rapid.SliceOf(value).Draw(t, "xs")
 		parts := make([]*Sketch, rapid.IntRange(1, 5).Draw(t, "parts"))
