@@ -147,54 +147,22 @@ func (q *finQueue) nextBucket() int {
 	return 0
 }
 
-// due reports whether any entry has k <= upTo (drain would return one).
+// due reports whether any entry has k <= upTo (drainLive would visit one).
 func (q *finQueue) due(upTo int64) bool {
 	return q.ring > 0 && q.next <= upTo || len(q.far) > 0 && q.far[0].k <= upTo
 }
 
-// skip is drain when nothing is due: it moves base past upTo.
+// skip is drainLive when nothing is due: it moves base past upTo.
 func (q *finQueue) skip(upTo int64) {
 	if upTo+1 > q.base {
 		q.base = upTo + 1
 	}
 }
 
-// drain appends to out every entry with k <= upTo, in no particular
-// order, and moves base past upTo.
-func (q *finQueue) drain(upTo int64, out []finEntry) []finEntry {
-	for q.ring > 0 && q.next <= upTo {
-		k := q.next
-		b := int(k) & (len(q.head) - 1)
-		for i := q.head[b]; i >= 0; {
-			out = append(out, q.pool[i])
-			nx := q.link[i]
-			q.link[i] = q.free
-			q.free = i
-			q.ring--
-			i = nx
-		}
-		q.head[b] = -1
-		q.bits[b>>6] &^= 1 << (b & 63)
-		q.base = k + 1
-		if q.ring > 0 {
-			q.next = q.base + int64(q.nextBucket())
-		}
-	}
-	for len(q.far) > 0 && q.far[0].k <= upTo {
-		out = append(out, q.far.pop())
-	}
-	if upTo+1 > q.base {
-		q.base = upTo + 1
-	}
-	// Entries that were beyond the horizon when pushed stay in far until
-	// they are due: correct, only slower, and rare (outputs longer than
-	// the largest horizon).
-	return out
-}
-
-// drainLive is drain for the finish path: it appends to fin the ids of the
-// entries with k <= upTo whose sequence is still in the aggregate with the
-// stamp it was pushed with (the others are stale), in drain's order,
+// drainLive removes every entry with k <= upTo and appends to fin the ids
+// of those whose sequence is still in the aggregate with the stamp it was
+// pushed with (the others are stale), bucket by bucket in k order and
+// then from the far heap (the order of drain, the tests' reference),
 // without copying the entries out first.
 func (q *finQueue) drainLive(upTo int64, seqs []seqState, fin []int32) []int32 {
 	for q.ring > 0 && q.next <= upTo {

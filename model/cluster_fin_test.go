@@ -108,3 +108,36 @@ func TestDrainLiveIsDrainFiltered(t *testing.T) {
 		}
 	})
 }
+
+// drain, the reference drainLive is held to, appends to out every entry with k <= upTo, in no particular
+// order, and moves base past upTo.
+func (q *finQueue) drain(upTo int64, out []finEntry) []finEntry {
+	for q.ring > 0 && q.next <= upTo {
+		k := q.next
+		b := int(k) & (len(q.head) - 1)
+		for i := q.head[b]; i >= 0; {
+			out = append(out, q.pool[i])
+			nx := q.link[i]
+			q.link[i] = q.free
+			q.free = i
+			q.ring--
+			i = nx
+		}
+		q.head[b] = -1
+		q.bits[b>>6] &^= 1 << (b & 63)
+		q.base = k + 1
+		if q.ring > 0 {
+			q.next = q.base + int64(q.nextBucket())
+		}
+	}
+	for len(q.far) > 0 && q.far[0].k <= upTo {
+		out = append(out, q.far.pop())
+	}
+	if upTo+1 > q.base {
+		q.base = upTo + 1
+	}
+	// Entries that were beyond the horizon when pushed stay in far until
+	// they are due: correct, only slower, and rare (outputs longer than
+	// the largest horizon).
+	return out
+}
