@@ -2,6 +2,8 @@ package model
 
 import (
 	"fmt"
+
+	"github.com/headroom-sim/headroom/sim"
 )
 
 // gpuCost is a cluster's GPU bill up to horizon: every provisioned GPU,
@@ -72,7 +74,7 @@ func (s *Sim) clusterResult(c *cluster, horizon float64) BackendResult {
 	peak := c.spec.maxReplicas()
 	cr := &ClusterResult{Replicas: c.spec.Replicas, TensorParallel: c.spec.TensorParallel, GPUs: c.spec.Replicas * c.spec.TensorParallel,
 		PeakReplicas: peak, PeakGPUs: peak * c.spec.TensorParallel, GPU: c.gpuName, Model: c.modelName,
-		WeightDtype: c.spec.WeightDtype, KVCacheDtype: c.spec.KVCacheDtype, Scheduler: c.spec.Scheduler, ITL: c.cs.itl.quantiles(),
+		WeightDtype: c.spec.WeightDtype, KVCacheDtype: c.spec.KVCacheDtype, Scheduler: c.spec.Scheduler, ITL: itlQuantiles(c.cs.itl),
 		StepModel: c.spec.Step.Kind, KVBlocks: c.blocks, KVBlockTokens: c.bs, MaxNumSeqs: c.spec.MaxNumSeqs,
 		Steps: cs.steps, Preemptions: cs.preemptions, GPUHours: hours}
 	if c.spec.Step.Kind == "table" {
@@ -126,14 +128,10 @@ func (s *Sim) clusterResult(c *cluster, horizon float64) BackendResult {
 	return b
 }
 
-// quantiles summarises the pooled inter-token gaps: the count and mean of
-// the sketch itself, the quantiles and maximum of its sim.Sketch twin,
-// which has the same counts, minimum and maximum.
-func (s *itlSketch) quantiles() Quantiles {
-	n := s.count()
-	if n == 0 {
+// itlQuantiles summarises the pooled inter-token gaps.
+func itlQuantiles(sk *sim.Sketch) Quantiles {
+	if sk.Count() == 0 {
 		return Quantiles{}
 	}
-	sk := s.sketch()
-	return Quantiles{Count: int64(float64(n)), Mean: s.sum / float64(n), P50: sk.Quantile(0.5), P90: sk.Quantile(0.9), P95: sk.Quantile(0.95), P99: sk.Quantile(0.99), Max: sk.Max()}
+	return Quantiles{Count: int64(sk.Count()), Mean: sk.Mean(), P50: sk.Quantile(0.5), P90: sk.Quantile(0.9), P95: sk.Quantile(0.95), P99: sk.Quantile(0.99), Max: sk.Max()}
 }

@@ -109,8 +109,8 @@ func (s *Sim) launchSpan(c *cluster, rep *replica, b *perf.Batch) bool {
 	dts := rep.spanDT
 	t := c.decodeSpan(b.Decode, b.Context, dts, now)
 	rep.span.at = now + dts[0]
-	if !c.cs.itl.tryAddN(dts[0], uint64(b.Decode)) {
-		c.cs.itl.addRest(dts[0], uint64(b.Decode))
+	if !c.cs.itl.TryAddN(dts[0], uint64(b.Decode)) {
+		c.cs.itl.AddN(dts[0], uint64(b.Decode))
 	}
 	if !rep.busy {
 		rep.busy = true
@@ -194,8 +194,8 @@ func (rep *replica) applySpan(t float64) {
 		}
 		dt := dts[applied]
 		at += dt
-		if !itl.tryAddN(dt, dec) {
-			itl.addRest(dt, dec)
+		if !itl.TryAddN(dt, dec) {
+			itl.AddN(dt, dec)
 		}
 		k++
 	}

@@ -14,8 +14,8 @@ type clusterStats struct {
 	batchMax              []float64
 	outTok                []int64 // output tokens completed per interval
 	// itl pools the gaps between tokens: every iteration's time once for
-	// each sequence that decodes in it.
-	itl *itlSketch // cluster_itl.go
+	// each sequence that decodes in it (TryAddN, then AddN).
+	itl *sim.Sketch
 }
 
 // maxReplicaSeries bounds the clusters whose replicas get series of
@@ -25,7 +25,7 @@ const maxReplicaSeries = 32
 func newClusterStats(n int) *clusterStats {
 	return &clusterStats{preemptPer: make([]int64, n), batch: make([]float64, n), kv: make([]float64, n),
 		wait: make([]float64, n), busy: make([]float64, n), batchMax: make([]float64, n), gpus: make([]float64, n), outTok: make([]int64, n),
-		itl: newITLSketch()}
+		itl: sim.NewSketch()}
 }
 
 func (cs *clusterStats) preempt(iv int) {

@@ -333,8 +333,8 @@ func (s *Sim) launch(c *cluster, rep *replica, b *perf.Batch) {
 	}
 	dt += rep.takeExtra()
 	if b.Decode > 0 && !c.static {
-		if !c.cs.itl.tryAddN(dt, uint64(b.Decode)) {
-			c.cs.itl.addRest(dt, uint64(b.Decode))
+		if !c.cs.itl.TryAddN(dt, uint64(b.Decode)) {
+			c.cs.itl.AddN(dt, uint64(b.Decode))
 		}
 	}
 	if !rep.busy {

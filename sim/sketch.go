@@ -96,6 +96,29 @@ func (s *Sketch) TryAdd(v float64) bool {
 	return true
 }
 
+// TryAddN is AddN's common case, small enough to be inlined: when n is not
+// 0, v is finite and at least minTracked and its bucket is in the dense
+// range, it records v n times (the sum, minimum, maximum and bucket count,
+// by the same operations as AddN) and reports true; otherwise it records
+// nothing and reports false, and the caller calls AddN. A caller that
+// records many values, such as an engine iteration's time once for each
+// sequence that decodes in it, writes `if !sk.TryAddN(v, n) { sk.AddN(v, n) }`.
+func (s *Sketch) TryAddN(v float64, n uint64) bool {
+	i := bucketOf(v) - s.offset
+	if !(v >= minTracked && v <= math.MaxFloat64) || n == 0 || uint(i) >= uint(len(s.counts)) {
+		return false
+	}
+	s.sum += v * float64(n)
+	if v < s.min {
+		s.min = v
+	}
+	if v > s.max {
+		s.max = v
+	}
+	s.counts[i] += n
+	return true
+}
+
 // addRest is Add of a value below minTracked (zero, negative, -0), NaN or
 // +Inf: every value it records is a zero.
 func (s *Sketch) addRest(v float64) {

@@ -496,3 +496,31 @@ func TestMergedPartsWithSumIsSketch(t *testing.T) {
 		}
 	})
 }
+
+// TestTryAddNIsAddN holds TryAddN, followed by AddN when it declines, to
+// AddN alone: the same counts, zeros, sum, minimum and maximum for any
+// values and counts (0 among them), with ranges that grow either way.
+func TestTryAddNIsAddN(t *testing.T) {
+	value := anySketchValue()
+	rapid.Check(t, func(t *rapid.T) {
+		a, b := NewSketch(), NewSketch()
+		for i, k := 0, rapid.IntRange(0, 300).Draw(t, "values"); i < k; i++ {
+			v := value.Draw(t, "v")
+			n := uint64(rapid.IntRange(0, 300).Draw(t, "n"))
+			a.AddN(v, n)
+			if !b.TryAddN(v, n) {
+				b.AddN(v, n)
+			}
+		}
+		if a.zeros != b.zeros || a.offset != b.offset || len(a.counts) != len(b.counts) ||
+			math.Float64bits(a.sum) != math.Float64bits(b.sum) ||
+			math.Float64bits(a.min) != math.Float64bits(b.min) || math.Float64bits(a.max) != math.Float64bits(b.max) {
+			t.Fatalf("TryAddN+AddN %+v, AddN %+v", *b, *a)
+		}
+		for i := range a.counts {
+			if a.counts[i] != b.counts[i] {
+				t.Fatalf("bucket %d: TryAddN+AddN %d, AddN %d", i+a.offset, b.counts[i], a.counts[i])
+			}
+		}
+	})
+}
