@@ -540,15 +540,10 @@ func (r *Roofline) StepTime(b Batch) float64 {
 	return t + k.mKV*(max(b.Context, 0)+n)
 }
 
-// DecodeSpan fills dts[j] with the time of a pure decode step of d
-// sequences whose context is ctx0 + j·d, for every j; each value is
-// bit-for-bit StepTime(Batch{Decode: d, Context: ctx0 + float64(j*d)}),
-// with the terms that do not depend on the context computed once.
-func (r *Roofline) DecodeSpan(d int, ctx0 float64, dts []float64) {
-	if d <= 0 {
-		clear(dts)
-		return
-	}
+// decodeTerms is what a pure decode step of d > 0 sequences costs apart
+// from their context, t, and the cost per token of context, mKV: the step
+// at context ctx ≥ 0 takes t + mKV·(ctx + d), as StepTime computes it.
+func (r *Roofline) decodeTerms(d int) (t, mKV float64) {
 	k := &r.k
 	if !k.ok {
 		kk := r.coeffs()
@@ -567,12 +562,25 @@ func (r *Roofline) DecodeSpan(d int, ctx0 float64, dts []float64) {
 	} else {
 		lin = max(c, m)
 	}
-	t := k.fixed + s*k.perSeq + lin + k.commFixed + (k.commTok+k.ew)*n
-	// The loop holds mKV in a register (the stores to dts could alias k)
-	// and clamps a negative context by a comparison, which is max(ctx, 0)
-	// here: the two differ only at ctx = −0, where max gives +0, and
-	// −0 + n = +0 + n for the n ≥ 1 added next.
-	mKV := k.mKV
+	t = k.fixed + s*k.perSeq + lin + k.commFixed + (k.commTok+k.ew)*n
+	return t, k.mKV
+}
+
+// DecodeSpan fills dts[j] with the time of a pure decode step of d
+// sequences whose context is ctx0 + j·d, for every j; each value is
+// bit-for-bit StepTime(Batch{Decode: d, Context: ctx0 + float64(j*d)}),
+// with the terms that do not depend on the context computed once.
+func (r *Roofline) DecodeSpan(d int, ctx0 float64, dts []float64) {
+	if d <= 0 {
+		clear(dts)
+		return
+	}
+	n := float64(d)
+	t, mKV := r.decodeTerms(d)
+	// The loop holds mKV in a register (the stores to dts could alias the
+	// coefficients) and clamps a negative context by a comparison, which
+	// is max(ctx, 0) here: the two differ only at ctx = −0, where max
+	// gives +0, and −0 + n = +0 + n for the n ≥ 1 added next.
 	for j := range dts {
 		ctx := ctx0 + float64(j*d)
 		if ctx < 0 {
@@ -594,26 +602,8 @@ func (r *Roofline) DecodeSpanEnd(d int, ctx0 float64, dts []float64, t0 float64)
 		}
 		return t0
 	}
-	k := &r.k
-	if !k.ok {
-		kk := r.coeffs()
-		k = &kk
-	}
 	n := float64(d)
-	s := float64(d)
-	c := k.cTok*n + k.cSeq*s
-	m := k.mDense + k.mHead
-	if k.mExpert > 0 {
-		m += k.mExpert * touched(n, k.logMiss)
-	}
-	var lin float64
-	if k.smooth {
-		lin = math.Sqrt(c*c + m*m)
-	} else {
-		lin = max(c, m)
-	}
-	t := k.fixed + s*k.perSeq + lin + k.commFixed + (k.commTok+k.ew)*n
-	mKV := k.mKV // see DecodeSpan
+	t, mKV := r.decodeTerms(d) // see DecodeSpan
 	end := t0
 	for j := range dts {
 		ctx := ctx0 + float64(j*d)
