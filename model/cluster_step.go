@@ -447,20 +447,23 @@ func (s *Sim) endStep(c *cluster, rep *replica) {
 	s.startStep(c, rep)
 }
 
-// refEnd applies a reference iteration sequence by sequence.
+// refEnd applies a reference iteration sequence by sequence: first every
+// sequence's progress (prefill chunks, first tokens, prefixes computed,
+// decode tokens), then the completions in running order. An iteration's
+// work lands at one instant, so a request a completion lets in (a client
+// slot freed) is routed seeing every prefix the iteration computed, as in
+// the aggregate stepping, not only those of the sequences before it.
 func (s *Sim) refEnd(c *cluster, rep *replica) {
 	now := s.eng.Now()
-	for i := 0; i < len(rep.running); {
-		id := rep.running[i]
+	for _, id := range rep.running {
 		sq := &s.seqs[id]
-		r := &s.reqs[id]
 		switch {
 		case sq.chunk > 0:
 			sq.computed += sq.chunk
 			sq.chunk = 0
 			if sq.computed >= sq.target {
 				if sq.generated == 0 {
-					r.ttftSvc = now - r.admitted
+					s.reqs[id].ttftSvc = now - s.reqs[id].admitted
 				}
 				sq.generated++
 				s.registerPrefix(c, rep, id)
@@ -469,7 +472,10 @@ func (s *Sim) refEnd(c *cluster, rep *replica) {
 			sq.generated++
 			sq.decoding = false
 		}
-		if sq.generated >= c.lastToken(r) {
+	}
+	for i := 0; i < len(rep.running); {
+		id := rep.running[i]
+		if s.seqs[id].generated >= c.lastToken(&s.reqs[id]) {
 			rep.running = append(rep.running[:i], rep.running[i+1:]...)
 			rep.noteLoad()
 			s.cacheOutput(c, rep, id)
