@@ -37,6 +37,10 @@ type Queue struct {
 	// Push, Pop, Peek and Len do not see them.
 	lanes   []slot
 	laneMin int
+	// laneKey and laneOrd are lanes[laneMin]'s key and ord, inverted so
+	// that the zero value (no lanes) reads as an empty lane: Run compares
+	// them with the heap's top without looking at the lanes.
+	laneKey, laneOrd uint64
 	// heap is set while items is a 4-ary heap; while it is not, items is
 	// flat: at most flatCap events, the earliest first and the others in
 	// no order (flat.go). A heap of at most flatCap events is also flat,
@@ -250,6 +254,9 @@ func (q *Queue) renumber() {
 	}
 	q.next = uint64(len(order))
 	q.epoch = (q.epoch + 1) & (1<<(kindBits-1) - 1)
+	if len(q.lanes) > 0 {
+		q.fixLaneMin() // the earliest lane's ord changed
+	}
 }
 
 // Peek returns the earliest event without removing it. ok is false when the
@@ -395,6 +402,7 @@ func (q *Queue) Reset() {
 	for i := range q.lanes {
 		q.lanes[i] = slot{key: noKey, ord: noKey}
 	}
+	q.laneKey, q.laneOrd = 0, 0 // every lane is empty
 	q.next = 0
 	q.epoch = (q.epoch + 1) & (1<<(kindBits-1) - 1) // stamps taken before are void
 }
