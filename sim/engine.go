@@ -127,14 +127,19 @@ func (e *Engine) round(limit uint64, h Handler) bool {
 				return true
 			}
 			// A lane's event leaves its lane before it is handled; the
-			// handler may put the lane's next one there.
+			// handler may put the lane's next one there (ScheduleLane
+			// keeps laneMin and its copy up to date).
 			l := &e.queue.lanes[e.queue.laneMin]
 			next := l.event()
 			e.now = next.Time
 			e.events++
 			*l = slot{key: noKey, ord: noKey}
+			if len(e.queue.lanes) == 1 {
+				e.queue.laneKey, e.queue.laneOrd = 0, 0 // the only lane is empty
+			} else {
+				e.queue.fixLaneMin()
+			}
 			h.Handle(next)
-			e.queue.fixLaneMin()
 			continue
 		}
 		if top.key > limit {

@@ -31,7 +31,13 @@ func (e *Engine) ScheduleLane(l Lane, t float64, kind uint16, obj int32, gen uin
 		t = e.now
 	}
 	q := &e.queue
-	q.lanes[l] = q.slotOf(Event{Time: t, Kind: kind, Obj: obj, Gen: gen})
+	s := slot{key: timeKey(t), ord: q.take()<<kindBits | uint64(kind), obj: obj, gen: gen} // slotOf
+	q.lanes[l] = s
+	if len(q.lanes) == 1 {
+		// The only lane is the earliest (laneMin is 0).
+		q.laneKey, q.laneOrd = ^s.key, ^s.ord
+		return
+	}
 	q.fixLaneMin()
 }
 
