@@ -346,12 +346,21 @@ func (q *Queue) Move(kind uint16, obj int32, gen uint32, e Event, skipTop bool) 
 	}
 	// s takes slot i's place: (key, ord) are unique, so the order events
 	// pop in does not depend on where in the heap they sit.
-	q.fix(i, q.slotOf(e))
+	s := slot{key: timeKey(e.Time), ord: q.take()<<kindBits | uint64(e.Kind), obj: e.Obj, gen: e.Gen} // slotOf
+	if !q.heap && i > 0 {
+		// fix's flat case, written out: a cluster's cut spans move
+		// their replicas' events in a flat queue.
+		items[i] = s
+		q.flatInsert(i, s)
+		return true
+	}
+	q.fix(i, s)
 	return true
 }
 
-// idOf packs an event's obj and gen into one word.
-func idOf(obj int32, gen uint32) uint64 { return uint64(uint32(obj))<<32 | uint64(gen) }
+// idOf packs an event's obj and gen into one word, in the order a slot
+// holds them, so that a slot's are one load.
+func idOf(obj int32, gen uint32) uint64 { return uint64(uint32(obj)) | uint64(gen)<<32 }
 
 // fix places s at index i, sifting it up or down.
 func (q *Queue) fix(i int, s slot) {
