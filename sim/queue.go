@@ -283,30 +283,27 @@ func (q *Queue) Pop() (e Event, ok bool) {
 // removeTop removes the earliest event, which must exist, without
 // reading it (Pop without its result).
 func (q *Queue) removeTop() {
+	if !q.heap {
+		q.flatPop()
+		return
+	}
 	n := len(q.items) - 1
 	last := q.items[n]
 	// The slot left behind holds a sentinel, as the slots past the last
 	// event of a small heap must.
 	q.items[n] = sentinel
 	q.items = q.items[:n]
-	// The heap's cases first: a large heap (the pending requests of a
-	// hosted model) takes one test to reach its sift.
-	if q.heap {
-		if n > smallCap {
-			q.downLarge(last)
-			return
-		}
-		if n > flatLow {
-			q.downSmall(last)
-			return
-		}
-		// The heap is flat as it stands; only its tournament is missing.
-		q.heap = false
-		q.build()
-	} else if n > 0 {
-		// The leaf that held last is a sentinel now.
-		q.replay((*[8]slot)(q.items[1:flatCap:flatCap]), uint(n-1), noKey, noKey)
+	if n > smallCap {
+		q.downLarge(last)
+		return
 	}
+	if n > flatLow {
+		q.downSmall(last)
+		return
+	}
+	// The heap is flat as it stands; only its tournament is missing.
+	q.heap = false
+	q.build()
 	if n > 0 {
 		q.flatDown(last)
 	}
