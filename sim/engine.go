@@ -124,7 +124,8 @@ func (e *Engine) Run(ctx context.Context, until float64, h Handler) error {
 // and until, which Run needs only between rounds, are not live in the
 // loop across the handler's calls (they would be reloaded every event).
 func (e *Engine) round(limit uint64, h Handler) bool {
-	for range checkEvery {
+	// Counted on the events handled, which the loop increments anyway.
+	for end := e.events + checkEvery; e.events != end; {
 		// The earliest of the heap's top and the earliest lane's event.
 		top := &sentinel
 		if len(e.queue.items) > 0 {
