@@ -447,6 +447,14 @@ func (q *Queue) down(s slot) {
 // near it, so this saves comparing each level's smallest child with s);
 // then s rises from there to its place.
 func (q *Queue) downLarge(s slot) {
+	q.up(q.sink(), s)
+}
+
+// sink moves the hole at the root of a heap of more than smallCap events
+// down to a leaf, each level's smallest child taking its place, and
+// returns where it ends. It is downLarge's first half, apart so that s is
+// not live in its loop (it would be reloaded at every level).
+func (q *Queue) sink() int {
 	items := q.items
 	n := len(items)
 	i := 0
@@ -457,13 +465,15 @@ func (q *Queue) downLarge(s slot) {
 			break
 		}
 		ch := items[c : c+4 : c+4]
-		// As in downSmall.
-		a := lessBit(&ch[1], &ch[0])
-		b := lessBit(&ch[3], &ch[2])
-		beats := lessBit(&ch[2], &ch[0]) | lessBit(&ch[3], &ch[0])<<1 |
-			lessBit(&ch[2], &ch[1])<<2 | lessBit(&ch[3], &ch[1])<<3
-		w := beats >> (a<<1 | b) & 1
-		m := int(a+(2+b-a)*w) & 3
+		// The smallest of four children as a tournament of three
+		// comparisons, where downSmall's six would double the
+		// instructions of a level (a large heap sifts through several);
+		// the final's winner is taken arithmetically, as a branch on it
+		// would be mispredicted half the time.
+		a := uint(lessBit(&ch[1], &ch[0]))
+		b := 2 + uint(lessBit(&ch[3], &ch[2]))
+		a += (b - a) * lessBit(&ch[b&3], &ch[a&3])
+		m := int(a & 3)
 		*hole = ch[m]
 		hole = &ch[m]
 		i = c + m
@@ -479,5 +489,5 @@ func (q *Queue) downLarge(s slot) {
 		*hole = items[m]
 		i = m
 	}
-	q.up(i, s)
+	return i
 }
