@@ -240,23 +240,40 @@ func (s *Sim) fastEnd(c *cluster, rep *replica) {
 
 // endPrefills applies the iteration's prefill chunks: a sequence whose
 // prompt is now computed has its first token and finishes (fin) or joins
-// the aggregate (join), the others stay prefilling.
+// the aggregate (join), the others stay prefilling. fin and join come in
+// empty. The three lists are written by index, not appended to: each holds
+// at most as many ids as were prefilling, so their room is made once up
+// front, and the loop keeps its state in registers (with three appends the
+// compiler spilled it around every growth path).
 func (s *Sim) endPrefills(c *cluster, rep *replica, fin, join []int32) ([]int32, []int32) {
 	now := s.eng.Now()
-	keep := rep.prefilling[:0]
-	for _, id := range rep.prefilling {
+	pre := rep.prefilling
+	n := len(pre)
+	if cap(fin) < n {
+		fin = make([]int32, 0, max(n, 2*cap(fin)))
+		rep.finBuf = fin
+	}
+	if cap(join) < n {
+		join = make([]int32, 0, max(n, 2*cap(join)))
+		rep.joinBuf = join
+	}
+	fin, join = fin[:n], join[:n]
+	nk, nf, nj := 0, 0, 0
+	for _, id := range pre {
 		sq := &s.seqs[id]
-		r := &s.reqs[id]
 		if sq.chunk == 0 {
-			keep = append(keep, id)
+			pre[nk] = id
+			nk++
 			continue
 		}
 		sq.computed += sq.chunk
 		sq.chunk = 0
 		if sq.computed < sq.target {
-			keep = append(keep, id)
+			pre[nk] = id
+			nk++
 			continue
 		}
+		r := &s.reqs[id]
 		if sq.generated == 0 {
 			r.ttftSvc = now - r.admitted
 		}
@@ -265,15 +282,17 @@ func (s *Sim) endPrefills(c *cluster, rep *replica, fin, join []int32) ([]int32,
 			s.registerPrefix(c, rep, id)
 		}
 		if sq.generated >= c.lastToken(r) {
-			fin = append(fin, id)
+			fin[nf] = id
+			nf++
 		} else {
-			join = append(join, id)
+			join[nj] = id
+			nj++
 		}
 	}
 	// Stores that only shorten a slice in place write its length, not its
 	// pointer, so they take no GC write barrier.
-	rep.prefilling = rep.prefilling[:len(keep)] // keep is its prefix
-	return fin, join
+	rep.prefilling = pre[:nk]
+	return fin[:nf], join[:nj]
 }
 
 // dueFinishers appends to fin the decoding sequences whose last token
