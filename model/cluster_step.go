@@ -633,10 +633,10 @@ func (s *Sim) completeCluster(c *cluster, id int32) {
 	var t tokenTally
 	cached := int64(s.seqs[id].cached)
 	t.input, t.uncached, t.read, t.output = int64(r.input), int64(r.input)-cached, cached, int64(r.output)
-	c.stats.tok.add(&t)
+	c.stats.tok.addTokens(&t)
 	c.cs.outTok[s.interval(s.eng.Now())] += t.output
 	s.tgt(r).gpuTok += t.input + t.output
-	s.complete(id, &t)
+	s.completeBilled(id, &t, false) // its costs are zeros, which would leave every sum as it is
 }
 
 // startStaticStep serves up to max_num_seqs waiting requests as one batch
