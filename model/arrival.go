@@ -11,6 +11,7 @@ package model
 // run. It reports false when a trace could not be opened (the run then
 // stops with the error).
 func (s *Sim) startArrivals(w *workload) bool {
+	s.markClusterDirect(w) // backend.go
 	switch {
 	case w.closed:
 		s.startUsers(w) // users.go
@@ -82,15 +83,25 @@ func (s *Sim) arrive(w *workload, gen uint32) {
 // newRequest is the arrival of one request of w at now: counted as
 // offered, then sent through the client, or queued for a client slot.
 func (s *Sim) newRequest(w *workload, now float64) {
-	s.arrived(w, now, 1)
+	// arrived(w, now, 1), written out: a call less on every arrival.
+	w.stats.offered++
+	s.ser.offered[s.interval(now)]++
+	if w.win != nil {
+		w.win.offered[w.win.at(now)]++
+	}
+	s.live++
+	s.ser.inFlight.Add(now, 1)
 	if w.semCap > 0 && w.semUsed >= w.semCap {
 		w.waiting.push(now, 1)
 		s.ser.queue.Add(now, 1)
 		return
 	}
 	w.semUsed++
-	if id := s.issue(w, now); w.direct {
+	id := s.issue(w, now)
+	if w.direct {
 		s.startDirect(id, w) // hosted.go
+	} else if t := &w.targets[0]; t.cdirect {
+		s.sendDirect(id, w, t) // backend.go
 	} else {
 		s.attempt(id)
 	}
