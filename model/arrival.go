@@ -138,7 +138,14 @@ func (s *Sim) issueIn(id int32, w *workload, arrival float64) int32 {
 	case w.fixedTok:
 		in, out = w.fixIn, w.fixOut
 	default:
-		in, out, prefix = w.nextTokens()
+		// The next of w's token draws (token_draws.go), a batch at a time.
+		d := &w.tokAhead
+		if d.left == 0 {
+			w.drawTokens()
+		}
+		t := &d.buf[len(d.buf)-d.left]
+		d.left--
+		in, out, prefix = int(t.In), int(t.Out), int(t.Prefix)
 	}
 	// Zeroed in place, then filled field by field: a composite literal
 	// with these fields is built on the stack and copied, and the copy's
