@@ -41,6 +41,8 @@ func (s *Sim) sendCluster(id int32, iv int) {
 // request arriving at the same time joins the same first iteration (vLLM
 // schedules all waiting requests that fit at each step); a busy one in a
 // span with room cuts the span, so that it joins at the next iteration.
+// sendDirect (backend.go) has its own copy, which
+// TestClusterDirectEqualsGeneral holds to this one.
 func (s *Sim) enqueue(c *cluster, rep *replica, id int32, q *deque) {
 	now := s.eng.Now()
 	s.reqs[id].state = stBackendQueue
