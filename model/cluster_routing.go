@@ -31,9 +31,12 @@ var policyCodes = map[string]int{RouteLeastWork: polLeastWork, RouteRoundRobin: 
 // router is a cluster's replica picker.
 type router struct {
 	policy int
-	rr     int // next round-robin position
-	rng    *rand.Rand
-	bound  float64
+	// keyed: least work read off the routing keys, with no stale view,
+	// autoscaler or pools in the way (markClusterDirect, sendDirect)
+	keyed bool
+	rr    int // next round-robin position
+	rng   *rand.Rand
+	bound float64
 	// stale views, refreshed every refresh seconds (refresh > 0)
 	refresh  float64
 	snapLoad []int32
@@ -91,6 +94,22 @@ func (rep *replica) noteLoad() {
 		k = routeNone
 	}
 	rep.cl.rkey[rep.idx] = k
+}
+
+// leastKey is the least of a cluster's routing keys, routeNone when it has
+// none. It takes them eight at a time, as arrays: one length check for
+// eight keys, as the loop's own work is most of it.
+func leastKey(keys []int) int {
+	bk := routeNone
+	for len(keys) >= 8 {
+		k := (*[8]int)(keys)
+		bk = min(bk, k[0], k[1], k[2], k[3], k[4], k[5], k[6], k[7])
+		keys = keys[8:]
+	}
+	for _, k := range keys {
+		bk = min(bk, k)
+	}
+	return bk
 }
 
 // viewLoad is a replica's outstanding work as the router sees it.
@@ -151,14 +170,7 @@ func (s *Sim) pickFor(c *cluster, id int32) *replica {
 				}
 			}
 		} else {
-			keys, i := c.rkey, 0
-			for ; i+4 <= len(keys); i += 4 { // four at a time: the loop's own work is most of it
-				k := keys[i : i+4 : i+4]
-				bk = min(bk, k[0], k[1], k[2], k[3])
-			}
-			for ; i < len(keys); i++ {
-				bk = min(bk, keys[i])
-			}
+			bk = leastKey(c.rkey)
 		}
 		if bk != routeNone {
 			best = c.replicas[bk&(1<<routeIdxBits-1)]

@@ -412,13 +412,31 @@ func (d *Dist) Sample(r *rand.Rand) float64 {
 type Sampler struct {
 	d         *Dist
 	mu, sigma float64
+	// how is how count draws: sampleLogNormal (a log-normal with sigma >=
+	// 0), sampleFixed (no draw: the count n), or sampleOther (Sample);
+	// decided once, not by comparing d.Kind's string on every draw.
+	how uint8
+	n   int
 }
+
+// How a Sampler's count draws.
+const (
+	sampleOther uint8 = iota
+	sampleLogNormal
+	sampleFixed
+)
 
 // Sampler returns a Sampler of d.
 func (d *Dist) Sampler() Sampler {
 	s := Sampler{d: d}
-	if d.Kind == KindLogNormal {
+	switch d.Kind {
+	case KindLogNormal:
 		s.mu, s.sigma = d.logNormalParams()
+		if s.sigma >= 0 {
+			s.how = sampleLogNormal
+		}
+	case KindFixed:
+		s.how, s.n = sampleFixed, roundCount(d.Value)
 	}
 	return s
 }
@@ -441,8 +459,11 @@ func (s *Sampler) Sample(r *rand.Rand) float64 {
 // roundCount(s.Sample(r)) would; a log-normal's count skips math.Exp where
 // it cannot change the count (expCount).
 func (s *Sampler) count(r *rand.Rand) int {
-	if s.d.Kind == KindLogNormal && s.sigma >= 0 {
+	switch s.how {
+	case sampleLogNormal:
 		return expCount(r.NormFloat64()*s.sigma + s.mu)
+	case sampleFixed:
+		return s.n // a fixed value draws nothing
 	}
 	return roundCount(s.Sample(r))
 }

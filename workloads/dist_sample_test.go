@@ -189,3 +189,52 @@ func TestSamplerDrawsLikeSample(t *testing.T) {
 		}
 	}
 }
+
+// TokenSampler.Fill draws exactly what as many calls of TokenSpec.Sample
+// draw from the same stream, for every kind of input and output (fixed
+// ones, which draw nothing, among them), with and without a max_tokens
+// cap, shared prefixes and several prefixes; a Sampler's count is
+// roundCount of its Sample for every kind. The stream is compared after
+// the draws too, so both consumed as much of it.
+func TestTokenFillDrawsLikeSample(t *testing.T) {
+	dists := []Dist{
+		Fixed(3), Fixed(0), Fixed(2.5), Fixed(1e12), {Kind: KindUniform, Min: 1, Max: 9}, {Kind: KindExponential, Mean: 400},
+		{Kind: KindLogNormal, Median: 1000, P95: 3000}, {Kind: KindLogNormal, Mean: 500, CV: 1.5}, {Kind: KindLogNormal, Median: 3, P95: 40},
+		{Kind: KindGamma, Mean: 200, CV: 0.5}, {Kind: KindEmpirical, Values: []float64{1, 2, 3}, Weights: []float64{1, 2, 3}},
+	}
+	for _, d := range dists {
+		a, b := rand.New(rand.NewPCG(3, 5)), rand.New(rand.NewPCG(3, 5))
+		s := d.Sampler()
+		for i := 0; i < 1000; i++ {
+			if x, y := roundCount(d.Sample(a)), s.count(b); x != y {
+				t.Fatalf("%s draw %d: roundCount(Sample) %v, count %v", d, i, x, y)
+			}
+		}
+	}
+	seed := uint64(0)
+	for _, in := range dists {
+		for _, out := range dists {
+			for _, mt := range []int{0, 1, 512} {
+				for _, pre := range [][2]int{{0, 0}, {100, 1}, {512, 8}, {1024, 20}} {
+					ts := TokenSpec{Input: in, Output: out, MaxTokens: mt, SharedPrefix: pre[0], Prefixes: pre[1]}
+					seed++
+					a, b := rand.New(rand.NewPCG(seed, 11)), rand.New(rand.NewPCG(seed, 11))
+					s := ts.Sampler()
+					buf := make([]TokenDraw, 37)
+					for k := 0; k < 5; k++ {
+						s.Fill(b, buf)
+						for i, d := range buf {
+							i1, o1, p1 := ts.Sample(a)
+							if int(d.In) != i1 || int(d.Out) != o1 || int(d.Prefix) != p1 {
+								t.Fatalf("%s/%s/%d/%v draw %d: Sample %d/%d/%d, Fill %d/%d/%d", in, out, mt, pre, i, i1, o1, p1, d.In, d.Out, d.Prefix)
+							}
+						}
+					}
+					if a.Uint64() != b.Uint64() {
+						t.Fatalf("%s/%s/%d/%v: Fill consumed the stream differently", in, out, mt, pre)
+					}
+				}
+			}
+		}
+	}
+}

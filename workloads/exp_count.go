@@ -13,6 +13,21 @@ import "math"
 // counts are exactly those of roundCount(math.Exp(x)), at a third of the
 // cost (math.Exp was a tenth of a cluster request's time).
 func expCount(x float64) int {
+	// The common case, with tableExp inlined: a count below maxTokens with
+	// no rounding boundary within reach (expCountSlow's last case; its
+	// hi + 0.5 is positive, so truncating it floors it).
+	if x > -40 && x < 22 {
+		y := tableExp(x)
+		if n := float64(int64(y*(1+expSlack) + 0.5)); y*(1-expSlack) >= n-0.5 && n < maxTokens {
+			return int(n)
+		}
+	}
+	return expCountSlow(x)
+}
+
+// expCountSlow is expCount in full: out of the table's range, at
+// maxTokens, and near a rounding boundary it asks math.Exp.
+func expCountSlow(x float64) int {
 	if !(x > -40 && x < 22) { // e^22 > maxTokens; NaN goes to math.Exp too
 		return roundCount(math.Exp(x))
 	}
@@ -56,14 +71,24 @@ func tableExp(x float64) float64 {
 	// k = round(x·64/ln2): adding 1.5·2^52 leaves the rounded integer in
 	// the low bits of the sum (|x·64/ln2| < 2^31).
 	t := x*invLn2x64 + roundMagic
-	k := int64(math.Float64bits(t)) << 32 >> 32 // the low 32 bits, signed
+	k := int32(math.Float64bits(t)) // the low 32 bits, signed
 	kf := t - roundMagic
 	r := (x - kf*ln2By64Hi) - kf*ln2By64Lo
 	p := 1 + r*(1+r*(1.0/2+r*(1.0/6+r*(1.0/24+r*(1.0/120)))))
-	// 2^(k>>6) is a normal number here (k>>6 between -58 and 32): its bits
-	// are the biased exponent alone.
-	return exp2Frac[k&63] * p * math.Float64frombits(uint64(k>>6+1023)<<52)
+	// 2^(k>>6), k>>6 between -58 and 32, from a table indexed by its low
+	// byte (which spares a bounds check): that keeps tableExp small
+	// enough to be inlined.
+	return exp2Frac[k&63] * p * exp2Int[uint8(k>>6)]
 }
+
+// exp2Int[uint8(m)] is 2^m for -128 <= m < 128, exactly (each is a normal
+// number, as the bits tableExp built were).
+var exp2Int = func() (t [256]float64) {
+	for j := range t {
+		t[j] = math.Ldexp(1, int(int8(j)))
+	}
+	return t
+}()
 
 // roundMagic is 1.5·2^52: adding it rounds a number below 2^51 in
 // magnitude to an integer (to nearest, ties to even).

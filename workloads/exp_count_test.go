@@ -78,3 +78,37 @@ func TestTokenSamplerCountsLikeSpec(t *testing.T) {
 		}
 	}
 }
+
+// tableExp's 2^(k>>6) read from exp2Int is, bit for bit, the power built
+// from its exponent bits as tableExp did before (the reference below), so
+// its values are unchanged.
+func TestTableExpEqualsBitsPower(t *testing.T) {
+	ref := func(x float64) float64 {
+		tt := x*invLn2x64 + roundMagic
+		k := int64(math.Float64bits(tt)) << 32 >> 32
+		kf := tt - roundMagic
+		r := (x - kf*ln2By64Hi) - kf*ln2By64Lo
+		p := 1 + r*(1+r*(1.0/2+r*(1.0/6+r*(1.0/24+r*(1.0/120)))))
+		return exp2Frac[k&63] * p * math.Float64frombits(uint64(k>>6+1023)<<52)
+	}
+	same := func(x float64) {
+		t.Helper()
+		if got, want := tableExp(x), ref(x); math.Float64bits(got) != math.Float64bits(want) {
+			t.Fatalf("tableExp(%v) = %v, the reference %v", x, got, want)
+		}
+	}
+	r := rand.New(rand.NewPCG(8, 9))
+	for i := 0; i < 2_000_000; i++ {
+		same(-40 + 62*r.Float64())
+	}
+	for k := -3700; k <= 2000; k++ {
+		x := float64(k) * math.Ln2 / 64
+		same(x)
+		same(math.Nextafter(x, 30))
+		same(math.Nextafter(x, -50))
+		same(x + math.Ln2/128)
+	}
+	for _, x := range []float64{math.Nextafter(-40, 0), math.Nextafter(22, 0), 0} {
+		same(x)
+	}
+}

@@ -99,6 +99,48 @@ func (s *TokenSampler) Sample(r *rand.Rand) (input, output, prefix int) {
 	return input, output, prefix
 }
 
+// TokenDraw is one request's drawn prompt length, output length and
+// prefix index (TokenSampler.Fill).
+type TokenDraw struct{ In, Out, Prefix int32 }
+
+// Fill draws the next len(dst) requests into dst, in order: exactly what
+// as many calls of Sample would draw, from the same stream in the same
+// order, without a call per request.
+func (s *TokenSampler) Fill(r *rand.Rand, dst []TokenDraw) {
+	t := s.t
+	floor, capOut, nPre := max(t.SharedPrefix, 1), t.MaxTokens, t.Prefixes
+	if capOut <= 0 {
+		capOut = maxTokens // no cap: counts are at most maxTokens anyway
+	}
+	for i := range dst {
+		// count, with its common cases written in (a call less each).
+		var input, output int
+		switch s.in.how {
+		case sampleLogNormal:
+			input = expCount(r.NormFloat64()*s.in.sigma + s.in.mu)
+		case sampleFixed:
+			input = s.in.n
+		default:
+			input = s.in.count(r)
+		}
+		switch s.out.how {
+		case sampleLogNormal:
+			output = expCount(r.NormFloat64()*s.out.sigma + s.out.mu)
+		case sampleFixed:
+			output = s.out.n
+		default:
+			output = s.out.count(r)
+		}
+		input = min(max(input, floor), maxTokens)
+		output = min(max(output, 1), capOut)
+		prefix := 0
+		if nPre > 1 {
+			prefix = r.IntN(nPre)
+		}
+		dst[i] = TokenDraw{int32(input), int32(output), int32(prefix)}
+	}
+}
+
 // roundCount rounds x to the nearest integer in [0, maxTokens]; NaN gives 0.
 func roundCount(x float64) int {
 	switch {
