@@ -75,8 +75,15 @@ func (s *Sim) arrive(w *workload, gen uint32) {
 	} else {
 		s.newRequest(w, now)
 	}
-	if w.arrivals != nil {
-		s.nextArrival(w)
+	if a := w.arrivals; a != nil {
+		// nextArrival, written out: a call less on every arrival.
+		if t := a.Next(); t < s.cfg.Duration {
+			if w.onLane {
+				s.eng.ScheduleLane(w.lane, t, evArrival, int32(w.idx), 0)
+			} else {
+				s.eng.Schedule(t, evArrival, int32(w.idx), 0)
+			}
+		}
 	}
 }
 
@@ -97,7 +104,7 @@ func (s *Sim) newRequest(w *workload, now float64) {
 		return
 	}
 	w.semUsed++
-	id := s.issue(w, now)
+	id := s.issueIn(s.alloc(), w, now) // issue, a call less
 	if w.direct {
 		s.startDirect(id, w) // hosted.go
 	} else if t := &w.targets[0]; t.cdirect {
