@@ -18,22 +18,25 @@ type cluster struct {
 	gpuName, modelName string
 	noEvict            bool
 	watermark          int // KV blocks a new admission must leave free
-	idx                int
-	step               perf.StepModel
-	roof               *perf.Roofline   // step, when it is a roofline
-	spanStep           perf.SpanStepper // step, when it times spans itself (and is no roofline)
-	static             bool             // step.per = "request": static batches
-	chunked            bool
-	priority           bool
-	bs                 int // KV block size
-	bsShift            int // log2(bs) when bs is a power of two, else -1 (blocksOf, phase)
-	pagedKV            bool
-	blocks             int // KV blocks per replica
-	replicas           []*replica
-	rkey               []int // per replica: its routing key (noteLoad)
-	scanRoute          bool  // least-work routing scans the replicas instead of reading rkey (tests; more replicas than a key can name)
-	maxSeqs            int   // current max_num_seqs (the schedule may change it)
-	target             int   // replicas that should be provisioned now
+	// plainAdmit: paged KV without a CPU tier or no-evict reservations, not
+	// a disaggregated pool: admitPlain admits for admitWaiting
+	plainAdmit bool
+	idx        int
+	step       perf.StepModel
+	roof       *perf.Roofline   // step, when it is a roofline
+	spanStep   perf.SpanStepper // step, when it times spans itself (and is no roofline)
+	static     bool             // step.per = "request": static batches
+	chunked    bool
+	priority   bool
+	bs         int // KV block size
+	bsShift    int // log2(bs) when bs is a power of two, else -1 (blocksOf, phase)
+	pagedKV    bool
+	blocks     int // KV blocks per replica
+	replicas   []*replica
+	rkey       []int // per replica: its routing key (noteLoad)
+	scanRoute  bool  // least-work routing scans the replicas instead of reading rkey (tests; more replicas than a key can name)
+	maxSeqs    int   // current max_num_seqs (the schedule may change it)
+	target     int   // replicas that should be provisioned now
 	// replicaBase is the index of replica 0 in Sim.replicas (event Obj).
 	replicaBase int
 	stats       *backendStats
@@ -143,6 +146,7 @@ func buildCluster(spec *ClusterSpec, idx int, nInt int) (*cluster, error) {
 	c.scanRoute = len(c.replicas) >= 1<<routeIdxBits
 	c.maxSeqs = spec.MaxNumSeqs
 	c.noEvict = spec.Scheduler == "no-evict"
+	c.plainAdmit = c.pagedKV && !c.noEvict && spec.KV.CPU == nil
 	if spec.KV.Watermark != nil {
 		c.watermark = int(*spec.KV.Watermark * float64(c.blocks))
 	}

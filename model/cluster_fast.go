@@ -240,23 +240,40 @@ func (s *Sim) fastEnd(c *cluster, rep *replica) {
 
 // endPrefills applies the iteration's prefill chunks: a sequence whose
 // prompt is now computed has its first token and finishes (fin) or joins
-// the aggregate (join), the others stay prefilling.
+// the aggregate (join), the others stay prefilling. fin and join come in
+// empty. The three lists are written by index, not appended to: each holds
+// at most as many ids as were prefilling, so their room is made once up
+// front, and the loop keeps its state in registers (with three appends the
+// compiler spilled it around every growth path).
 func (s *Sim) endPrefills(c *cluster, rep *replica, fin, join []int32) ([]int32, []int32) {
 	now := s.eng.Now()
-	keep := rep.prefilling[:0]
-	for _, id := range rep.prefilling {
+	pre := rep.prefilling
+	n := len(pre)
+	if cap(fin) < n {
+		fin = make([]int32, 0, max(n, 2*cap(fin)))
+		rep.finBuf = fin
+	}
+	if cap(join) < n {
+		join = make([]int32, 0, max(n, 2*cap(join)))
+		rep.joinBuf = join
+	}
+	fin, join = fin[:n], join[:n]
+	nk, nf, nj := 0, 0, 0
+	for _, id := range pre {
 		sq := &s.seqs[id]
-		r := &s.reqs[id]
 		if sq.chunk == 0 {
-			keep = append(keep, id)
+			pre[nk] = id
+			nk++
 			continue
 		}
 		sq.computed += sq.chunk
 		sq.chunk = 0
 		if sq.computed < sq.target {
-			keep = append(keep, id)
+			pre[nk] = id
+			nk++
 			continue
 		}
+		r := &s.reqs[id]
 		if sq.generated == 0 {
 			r.ttftSvc = now - r.admitted
 		}
@@ -265,15 +282,17 @@ func (s *Sim) endPrefills(c *cluster, rep *replica, fin, join []int32) ([]int32,
 			s.registerPrefix(c, rep, id)
 		}
 		if sq.generated >= c.lastToken(r) {
-			fin = append(fin, id)
+			fin[nf] = id
+			nf++
 		} else {
-			join = append(join, id)
+			join[nj] = id
+			nj++
 		}
 	}
 	// Stores that only shorten a slice in place write its length, not its
 	// pointer, so they take no GC write barrier.
-	rep.prefilling = rep.prefilling[:len(keep)] // keep is its prefix
-	return fin, join
+	rep.prefilling = pre[:nk]
+	return fin[:nf], join[:nj]
 }
 
 // dueFinishers appends to fin the decoding sequences whose last token
@@ -291,8 +310,13 @@ func (s *Sim) finishAll(c *cluster, rep *replica, fin []int32) {
 			fin[j], fin[j-1] = fin[j-1], fin[j]
 		}
 	}
+	plain := c.pagedKV && len(s.keys) == 0 // no trace: no cached blocks to release or write
 	for _, id := range fin {
 		sq := &s.seqs[id]
+		if sq.lazy && plain {
+			s.finishLazy(c, rep, id)
+			continue
+		}
 		if sq.lazy {
 			s.leaveDecode(c, rep, id)
 		}
@@ -306,6 +330,38 @@ func (s *Sim) finishAll(c *cluster, rep *replica, fin []int32) {
 	if cap(fin) != cap(rep.finBuf) {
 		rep.finBuf = fin[:0] // it grew
 	}
+}
+
+// finishLazy is finishAll's leaveDecode, removeRunning, releaseKV and
+// completeCluster of a finishing sequence in the aggregate of a paged
+// cluster without a trace's block keys, in one pass over its state: the
+// blocks leaveDecode would write back are freed at once (releaseKV adds
+// them to the free count and zeroes them), and there are no cached blocks
+// to unpin (releaseBlocks) or to write (cacheOutput). The stepping tests
+// hold it to the reference byte for byte.
+func (s *Sim) finishLazy(c *cluster, rep *replica, id int32) {
+	sq := &s.seqs[id]
+	r := &s.reqs[id]
+	gen := sq.g0 + int32(rep.iter-sq.it0)
+	sq.generated = gen
+	sq.lazy = false
+	sq.lazyGen++
+	rep.dec--
+	rep.cdec -= float64(r.input + gen)
+	rep.cnt[sq.phase]--
+	s.removeRunning(rep, id)
+	rep.free += c.blocksOf(int(r.input+gen)-1) - int(sq.shared)
+	sq.blocks = 0
+	rep.committed -= int(sq.reserve)
+	sq.reserve = 0
+	sq.shared, sq.nref = 0, 0
+	if sq.prefix >= 0 {
+		if e := rep.prefixes.get(int64(sq.prefix)); e != nil {
+			e.refs--
+		}
+		sq.prefix = -1
+	}
+	s.completeCluster(c, id)
 }
 
 // removeRunning deletes a sequence from the running list, which is in

@@ -157,10 +157,14 @@ func (s *Sim) refRunning(c *cluster, rep *replica, budgetp *int, b *perf.Batch) 
 // admitWaiting admits waiting requests, in order, while the batch has room,
 // the iteration has budget and KV blocks can be found.
 func (s *Sim) admitWaiting(c *cluster, rep *replica, budgetp *int, b *perf.Batch) {
-	now := s.eng.Now()
 	if rep.preempted {
 		return // vLLM admits nothing in an iteration that had to preempt
 	}
+	if c.plainAdmit && len(s.keys) == 0 && !c.isDecodePool() && !s.noPlain {
+		s.admitPlain(c, rep, budgetp, b)
+		return
+	}
+	now := s.eng.Now()
 	budget := *budgetp
 	for len(rep.running) < c.maxSeqs && budget > 0 {
 		id, ok := rep.nextWaiting()
@@ -310,6 +314,99 @@ func (s *Sim) admitWaiting(c *cluster, rep *replica, budgetp *int, b *perf.Batch
 		if keys != nil {
 			s.cachePrompt(c, rep, id) // only a trace's block keys are cached at scheduling
 		}
+		budget -= ch
+		b.Prefill += ch
+		b.PrefillSeqs++
+		b.Context += float64(computed + ch)
+		b.PrefillContext += float64(computed + ch)
+	}
+	*budgetp = budget
+}
+
+// admitPlain is admitWaiting for a plain cluster (cluster.plainAdmit: paged
+// KV, no CPU tier, no no-evict reservation, no disaggregated decode pool)
+// without a trace's block keys: the same admissions in the same order, with
+// what such a cluster never does left out, so that the loop stays in
+// registers. TestAdmitPlainEqualsGeneral holds the two to the same bytes.
+func (s *Sim) admitPlain(c *cluster, rep *replica, budgetp *int, b *perf.Batch) {
+	now := s.eng.Now()
+	budget := *budgetp
+	for len(rep.running) < c.maxSeqs && budget > 0 {
+		id, ok := rep.nextWaiting()
+		if !ok {
+			break
+		}
+		r := &s.reqs[id]
+		if r.orphan {
+			// Its client went away while it waited: the engine aborts it.
+			rep.popWaiting()
+			rep.noteLoad()
+			s.ser.queue.Add(now, -1)
+			c.cs.waitG.Add(now, -1)
+			rep.waitG.Add(now, -1)
+			s.dropOrphan(id)
+			continue
+		}
+		sq := &s.seqs[id]
+		shared, key := 0, int64(-1)
+		var e *prefixEntry // the cached prefix entry it shares, pinned below
+		if c.spec.PrefixCaching && sq.computed == 0 {
+			key = s.prefixKey(r)
+			if pe := rep.prefixes.get(key); pe != nil {
+				if shared = int(pe.blocks); shared > 0 {
+					e = pe
+				}
+			}
+		}
+		computed := min(shared*c.bs, int(sq.target)-1)
+		rem := int(sq.target) - computed
+		ch := min(rem, budget)
+		if !c.chunked && ch < rem {
+			if budget < c.spec.MaxNumBatchedTokens {
+				break // the whole prompt must fit one iteration
+			}
+			ch = rem
+		}
+		// Blocks for the whole prompt at admission, as admitWaiting says.
+		need := blocksFor(int(sq.target), c.bs) - shared - int(sq.blocks)
+		if e != nil {
+			e.refs++ // pinned, so making room cannot evict it
+		}
+		if keep := need + c.watermark; keep > rep.free && !s.evictPrefixes(rep, keep) {
+			if e != nil {
+				e.refs--
+			}
+			break
+		}
+		rep.popWaiting()
+		s.ser.queue.Add(now, -1)
+		c.cs.waitG.Add(now, -1)
+		rep.waitG.Add(now, -1)
+		if need > 0 {
+			rep.free -= need
+			sq.blocks += int32(need)
+		}
+		if e != nil {
+			e.lastUse = now
+			sq.prefix, sq.shared = int32(key), e.blocks
+		}
+		sq.computed = int32(computed)
+		if !sq.started {
+			sq.started = true
+			sq.cached, sq.fromCPU = int32(computed), false
+			r.admitted = now
+			if c.spec.PrefixCaching && s.sharedPrefix(r) >= c.bs { // countPrefix, as admitWaiting has it
+				c.countHit(computed, false, 1)
+			}
+		}
+		r.state = stService
+		rep.pushRunning(id)
+		rep.admitted++
+		sq.order = rep.admitted
+		if rep.fast {
+			rep.prefilling = append(rep.prefilling, id)
+		}
+		sq.chunk = int32(ch)
 		budget -= ch
 		b.Prefill += ch
 		b.PrefillSeqs++
@@ -538,10 +635,10 @@ func (s *Sim) completeCluster(c *cluster, id int32) {
 	var t tokenTally
 	cached := int64(s.seqs[id].cached)
 	t.input, t.uncached, t.read, t.output = int64(r.input), int64(r.input)-cached, cached, int64(r.output)
-	c.stats.tok.add(&t)
+	c.stats.tok.addTokens(&t)
 	c.cs.outTok[s.interval(s.eng.Now())] += t.output
 	s.tgt(r).gpuTok += t.input + t.output
-	s.complete(id, &t)
+	s.completeBilled(id, &t, false) // its costs are zeros, which would leave every sum as it is
 }
 
 // startStaticStep serves up to max_num_seqs waiting requests as one batch

@@ -174,15 +174,18 @@ type Sim struct {
 	// workload apart from the series' (markTwins; for the equivalence
 	// tests).
 	noTwin bool
-	free   []int32
-	nInt   int
-	lanes  int    // engine lanes given to arrival streams
-	ivs    ivSpan // the times of the latest interval looked up (interval.go)
-	routed int64  // attempts that passed the gateway to the router
-	live   int64
-	ser    *seriesStats
-	ran    bool
-	driver *liveState // set when the simulation is driven live (live.go)
+	// noPlain admits to plain clusters the general way (admitWaiting),
+	// not through admitPlain (for the equivalence tests).
+	noPlain bool
+	free    []int32
+	nInt    int
+	lanes   int    // engine lanes given to arrival streams
+	ivs     ivSpan // the times of the latest interval looked up (interval.go)
+	routed  int64  // attempts that passed the gateway to the router
+	live    int64
+	ser     *seriesStats
+	ran     bool
+	driver  *liveState // set when the simulation is driven live (live.go)
 	// needLims and needSeqs say whether request slots need their limit
 	// charges (a provider has limits) and engine state (a cluster exists).
 	needLims, needSeqs bool

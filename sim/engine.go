@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"math"
+	"math/bits"
 )
 
 // Handler receives events in time order. It may schedule further events on
@@ -94,51 +95,63 @@ const checkEvery = 1 << 14
 // context is looked at once every checkEvery events, to keep its cost out of
 // the per-event path.
 func (e *Engine) Run(ctx context.Context, until float64, h Handler) error {
-	limit := timeKey(until)
-	q := &e.queue
-	var n uint64
-	for {
+	// A sentinel (an empty queue's top, an empty lane) has the largest
+	// key; the limit stays below it even for a NaN until.
+	limit := min(timeKey(until), noKey-1)
+	for !e.round(limit, h) {
+		if ctx.Err() != nil {
+			return ErrInterrupted
+		}
+	}
+	if until > e.now && !math.IsInf(until, 1) {
+		e.now = until
+	}
+	return nil
+}
+
+// round is Run for up to checkEvery events; it reports true when no event
+// is left before limit. It is a function of its own so that the context
+// and until, which Run needs only between rounds, are not live in the
+// loop across the handler's calls (they would be reloaded every event).
+func (e *Engine) round(limit uint64, h Handler) bool {
+	for range checkEvery {
 		// The earliest of the heap's top and the earliest lane's event.
-		var top *slot
-		if len(q.items) > 0 {
-			top = &q.items[0]
+		top := &sentinel
+		if len(e.queue.items) > 0 {
+			top = &e.queue.items[0]
 		}
-		lane := -1
-		if len(q.lanes) > 0 {
-			if l := &q.lanes[q.laneMin]; top == nil || lessBit(l, top) == 1 {
-				top, lane = l, q.laneMin
+		_, b := bits.Sub64(^e.queue.laneOrd, top.ord, 0)
+		_, b = bits.Sub64(^e.queue.laneKey, top.key, b)
+		if b != 0 {
+			if ^e.queue.laneKey > limit {
+				return true
 			}
+			// A lane's event leaves its lane before it is handled; the
+			// handler may put the lane's next one there.
+			l := &e.queue.lanes[e.queue.laneMin]
+			next := l.event()
+			e.now = next.Time
+			e.events++
+			*l = slot{key: noKey, ord: noKey}
+			h.Handle(next)
+			e.queue.fixLaneMin()
+			continue
 		}
-		if top == nil || top.key > limit {
-			if until > e.now && !math.IsInf(until, 1) {
-				e.now = until
-			}
-			return nil
+		if top.key > limit {
+			return true
 		}
 		next := top.event()
 		e.now = next.Time
 		e.events++
-		if lane >= 0 {
-			// A lane's event leaves its lane before it is handled; the
-			// handler may put the lane's next one there.
-			q.lanes[lane] = slot{key: noKey, ord: noKey}
-			h.Handle(next)
-			q.fixLaneMin()
-		} else {
-			// The event stays at the top while it is handled: the
-			// handler's first Schedule replaces it (one sift instead of
-			// two), and if the handler schedules nothing it is popped
-			// afterwards.
-			e.topHandled = true
-			h.Handle(next)
-			if e.topHandled {
-				e.topHandled = false
-				q.removeTop()
-			}
-		}
-		n++
-		if n%checkEvery == 0 && ctx.Err() != nil {
-			return ErrInterrupted
+		// The event stays at the top while it is handled: the handler's
+		// first Schedule replaces it (one sift instead of two), and if
+		// the handler schedules nothing it is popped afterwards.
+		e.topHandled = true
+		h.Handle(next)
+		if e.topHandled {
+			e.topHandled = false
+			e.queue.removeTop()
 		}
 	}
+	return false
 }

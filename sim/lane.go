@@ -35,15 +35,20 @@ func (e *Engine) ScheduleLane(l Lane, t float64, kind uint16, obj int32, gen uin
 	q.fixLaneMin()
 }
 
-// fixLaneMin points laneMin at the earliest lane.
+// fixLaneMin points laneMin at the earliest lane, and copies its key and
+// ord, inverted, to laneKey and laneOrd. There must be a lane. It is
+// small enough to be inlined (a single lane's source calls it twice an
+// event).
 func (q *Queue) fixLaneMin() {
+	lanes := q.lanes
 	m := 0
-	for i := 1; i < len(q.lanes); i++ {
-		if lessBit(&q.lanes[i], &q.lanes[m]) == 1 {
-			m = i
+	for i, l := range lanes[1:] {
+		if lessBit(&l, &lanes[m]) == 1 {
+			m = i + 1
 		}
 	}
 	q.laneMin = m
+	q.laneKey, q.laneOrd = ^lanes[m].key, ^lanes[m].ord
 }
 
 // pendingLanes is the number of lanes with an event pending.

@@ -37,11 +37,17 @@ type Queue struct {
 	// Push, Pop, Peek and Len do not see them.
 	lanes   []slot
 	laneMin int
+	// laneKey and laneOrd are lanes[laneMin]'s key and ord, inverted so
+	// that the zero value (no lanes) reads as an empty lane: Run compares
+	// them with the heap's top without looking at the lanes.
+	laneKey, laneOrd uint64
 	// heap is set while items is a 4-ary heap; while it is not, items is
 	// flat: at most flatCap events, the earliest first and the others in
 	// no order (flat.go). A heap of at most flatCap events is also flat,
-	// so the queue turns flat for free once it is small again.
+	// so the queue turns flat again once it is small (flat.go).
 	heap bool
+	// win is the flat queue's tournament over items[1..8] (flat.go).
+	win tree
 }
 
 // slot is an event as the heap stores it, 24 bytes. Its time is replaced by
@@ -100,30 +106,43 @@ func (q *Queue) Push(e Event) {
 	q.insert(q.slotOf(e))
 }
 
-// insert adds s to the queue.
+// insert adds s to the queue. The common cases come first, each with a
+// test or two: a flat queue with room (a model's components' events), a
+// large heap (a hosted model's pending requests).
 func (q *Queue) insert(s slot) {
 	n := len(q.items)
 	if !q.heap {
+		if n < flatCap && cap(q.items) >= smallCap {
+			q.items = q.items[:n+1]
+			q.flatInsert(n, s)
+			return
+		}
+	} else if n >= smallCap {
+		q.items = append(q.items, s)
+		q.up(n, s)
+		return
+	}
+	q.insertRare(s)
+}
+
+// insertRare is insert's other cases: a queue without storage yet, a
+// flat queue that becomes a heap, a small heap.
+func (q *Queue) insertRare(s slot) {
+	if cap(q.items) < smallCap {
+		q.initSmall()
+	}
+	n := len(q.items)
+	if !q.heap {
 		if n < flatCap {
-			if cap(q.items) < smallCap {
-				q.initSmall()
-			}
 			q.items = q.items[:n+1]
 			q.flatInsert(n, s)
 			return
 		}
 		q.toHeap()
 	}
-	if n < smallCap {
-		if cap(q.items) < smallCap {
-			q.initSmall()
-		}
-		q.items = q.items[:n+1]
-		q.upSmall(n, s)
-		return
-	}
-	q.items = append(q.items, s)
-	q.up(n, s)
+	// A small heap: n < smallCap.
+	q.items = q.items[:n+1]
+	q.upSmall(n, s)
 }
 
 // smallCap is the size of a 4-ary heap of three levels (1 + 4 + 16). A
@@ -150,6 +169,9 @@ func (q *Queue) initSmall() {
 		items[:smallCap][i] = sentinel
 	}
 	q.items = items
+	if !q.heap {
+		q.build() // a match's winner must lie in its subtree (flat.go)
+	}
 }
 
 // upSmall places s, which belongs at index i or above, in a heap of at most
@@ -232,6 +254,9 @@ func (q *Queue) renumber() {
 	}
 	q.next = uint64(len(order))
 	q.epoch = (q.epoch + 1) & (1<<(kindBits-1) - 1)
+	if len(q.lanes) > 0 {
+		q.fixLaneMin() // the earliest lane's ord changed
+	}
 }
 
 // Peek returns the earliest event without removing it. ok is false when the
@@ -264,17 +289,26 @@ func (q *Queue) removeTop() {
 	// event of a small heap must.
 	q.items[n] = sentinel
 	q.items = q.items[:n]
-	if q.heap && n <= flatLow {
+	// The heap's cases first: a large heap (the pending requests of a
+	// hosted model) takes one test to reach its sift.
+	if q.heap {
+		if n > smallCap {
+			q.downLarge(last)
+			return
+		}
+		if n > flatLow {
+			q.downSmall(last)
+			return
+		}
+		// The heap is flat as it stands; only its tournament is missing.
 		q.heap = false
+		q.build()
+	} else if n > 0 {
+		// The leaf that held last is a sentinel now.
+		q.replay((*[8]slot)(q.items[1:flatCap:flatCap]), uint(n-1), noKey, noKey)
 	}
-	switch {
-	case n == 0:
-	case !q.heap:
+	if n > 0 {
 		q.flatDown(last)
-	case n <= smallCap:
-		q.downSmall(last)
-	default:
-		q.downLarge(last)
 	}
 }
 
@@ -368,6 +402,7 @@ func (q *Queue) Reset() {
 	for i := range q.lanes {
 		q.lanes[i] = slot{key: noKey, ord: noKey}
 	}
+	q.laneKey, q.laneOrd = 0, 0 // every lane is empty
 	q.next = 0
 	q.epoch = (q.epoch + 1) & (1<<(kindBits-1) - 1) // stamps taken before are void
 }

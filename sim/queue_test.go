@@ -490,3 +490,110 @@ func TestQueueSmallMatchesReference(t *testing.T) {
 		t.Fatalf("only %d runs grew past %d events", runs, smallCap)
 	}
 }
+
+// checkTournament fails unless every match of a flat queue's tournament
+// records a leaf that sorts first in its subtree, and the first event
+// sorts before every leaf.
+func checkTournament(t *rapid.T, q *Queue) {
+	if q.heap || cap(q.items) < smallCap {
+		return
+	}
+	lv := q.items[1:flatCap:flatCap]
+	// first is the earliest leaf of node k's subtree, found by brute force.
+	var first func(k int) int
+	first = func(k int) int {
+		if k >= 4 {
+			a := 2 * (k - 4)
+			return a + int(lessBit(&lv[a+1], &lv[a]))
+		}
+		a, b := first(2*k), first(2*k+1)
+		if lessBit(&lv[b], &lv[a]) == 1 {
+			return b
+		}
+		return a
+	}
+	for k := 1; k < 8; k++ {
+		w := int(q.win[k])
+		if f := first(k); w > 7 || lv[w] != lv[f] {
+			t.Fatalf("match %d records leaf %d, the earliest of its subtree is leaf %d", k, w, f)
+		}
+	}
+	for i := range lv {
+		if q.Len() > 0 && lessBit(&lv[i], &q.items[0]) == 1 {
+			t.Fatalf("leaf %d sorts before the first event", i)
+		}
+	}
+}
+
+// TestFlatTournamentMatchesReference holds a queue that stays around the
+// flat size (pushes, pops, ReplaceTop, Move, Reset, crossing into a heap
+// and back) to the reference model, and checks the flat queue's
+// tournament against one played from scratch after every step.
+func TestFlatTournamentMatchesReference(t *testing.T) {
+	rapid.Check(t, func(t *rapid.T) {
+		var q Queue
+		var ref refQueue
+		var id int32
+		newEvent := func(t *rapid.T) Event {
+			id++
+			return Event{Time: genTime().Draw(t, "time"), Kind: 1, Obj: id}
+		}
+		pop := func(t *rapid.T) {
+			got, ok := q.Pop()
+			want, wok := ref.pop()
+			if ok != wok || ok && !sameEvent(got, want) {
+				t.Fatalf("Pop = %+v, %v; the reference pops %+v, %v", got, ok, want, wok)
+			}
+		}
+		t.Repeat(map[string]func(*rapid.T){
+			"push": func(t *rapid.T) {
+				if q.Len() < 12 {
+					e := newEvent(t)
+					q.Push(e)
+					ref.push(e)
+				}
+			},
+			"pop": pop,
+			"replaceTop": func(t *rapid.T) {
+				if q.Len() == 0 {
+					return
+				}
+				want, _ := ref.pop()
+				if top, _ := q.Peek(); !sameEvent(top, want) {
+					t.Fatalf("Peek = %+v, the reference pops %+v", top, want)
+				}
+				e := newEvent(t)
+				q.ReplaceTop(e)
+				ref.push(e)
+			},
+			"move": func(t *rapid.T) {
+				if len(ref.pending) == 0 {
+					return
+				}
+				i := rapid.IntRange(0, len(ref.pending)-1).Draw(t, "which")
+				old := ref.pending[i]
+				e := newEvent(t)
+				if !q.Move(old.Kind, old.Obj, old.Gen, e, false) {
+					t.Fatalf("Move did not find %+v", old)
+				}
+				ref.pending = append(ref.pending[:i], ref.pending[i+1:]...)
+				ref.push(e)
+			},
+			"reset": func(t *rapid.T) {
+				if rapid.IntRange(0, 19).Draw(t, "resetNow") == 0 {
+					q.Reset()
+					ref.pending = nil
+				}
+			},
+			"": func(t *rapid.T) {
+				if q.Len() != len(ref.pending) {
+					t.Fatalf("Len = %d, the reference has %d", q.Len(), len(ref.pending))
+				}
+				checkTournament(t, &q)
+			},
+		})
+		for q.Len() > 0 || len(ref.pending) > 0 {
+			pop(t)
+		}
+	})
+}
