@@ -59,10 +59,9 @@ func (s *Sim) markClusterDirect(w *workload) {
 // route or live driver on its way (so no ask of its own: it carries the
 // target's max_tokens, and its class is its workload's). A refusal goes
 // back the general way (reject); a retry comes back through attempt.
-func (s *Sim) sendDirect(id int32, w *workload, t *target) {
-	r := &s.reqs[id]
-	now := s.eng.Now()
-	iv := s.interval(now)
+// r is s.reqs[id], now the engine's time and iv its interval, as
+// newRequest found them.
+func (s *Sim) sendDirect(id int32, r *request, w *workload, t *target, now float64, iv int) {
 	r.attempts = 1
 	w.stats.attempts++
 	if w.win != nil {
