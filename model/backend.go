@@ -120,10 +120,9 @@ func (s *Sim) sendDirect(id int32, r *request, w *workload, t *target, now float
 	}
 }
 
-// sendTo delivers the attempt to its target (r.tgt).
-func (s *Sim) sendTo(id int32, iv int) {
-	r := &s.reqs[id]
-	w := s.wls[r.wl]
+// sendTo delivers the attempt of r = s.reqs[id], a request of w, to its
+// target (r.tgt).
+func (s *Sim) sendTo(id int32, r *request, w *workload, iv int) {
 	t := &w.targets[r.tgt]
 	t.bstats.attempts++
 	r.maxTok = int32(maxOut(r, t))
@@ -131,7 +130,7 @@ func (s *Sim) sendTo(id int32, iv int) {
 		w.route.stats.Targets[r.tgt].Sent++
 	}
 	if t.clus != nil {
-		s.sendCluster(id, iv) // cluster_step.go
+		s.sendCluster(id, r, w, t.clus, iv) // cluster_step.go
 		return
 	}
 	s.sendHosted(id, r, t, iv)
