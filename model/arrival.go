@@ -75,8 +75,15 @@ func (s *Sim) arrive(w *workload, gen uint32) {
 	} else {
 		s.newRequest(w, now)
 	}
-	if w.arrivals != nil {
-		s.nextArrival(w)
+	if a := w.arrivals; a != nil {
+		// nextArrival, written out: a call less on every arrival.
+		if t := a.Next(); t < s.cfg.Duration {
+			if w.onLane {
+				s.eng.ScheduleLane(w.lane, t, evArrival, int32(w.idx), 0)
+			} else {
+				s.eng.Schedule(t, evArrival, int32(w.idx), 0)
+			}
+		}
 	}
 }
 
@@ -84,8 +91,9 @@ func (s *Sim) arrive(w *workload, gen uint32) {
 // offered, then sent through the client, or queued for a client slot.
 func (s *Sim) newRequest(w *workload, now float64) {
 	// arrived(w, now, 1), written out: a call less on every arrival.
+	iv := s.interval(now)
 	w.stats.offered++
-	s.ser.offered[s.interval(now)]++
+	s.ser.offered[iv]++
 	if w.win != nil {
 		w.win.offered[w.win.at(now)]++
 	}
@@ -97,11 +105,12 @@ func (s *Sim) newRequest(w *workload, now float64) {
 		return
 	}
 	w.semUsed++
-	id := s.issue(w, now)
+	id := s.alloc()
+	r := s.issueIn(id, w, now)
 	if w.direct {
 		s.startDirect(id, w) // hosted.go
 	} else if t := &w.targets[0]; t.cdirect {
-		s.sendDirect(id, w, t) // backend.go
+		s.sendDirect(id, r, w, t, now, iv) // backend.go
 	} else {
 		s.attempt(id)
 	}
@@ -118,17 +127,13 @@ func (s *Sim) arrived(w *workload, now float64, n int) {
 	s.ser.inFlight.Add(now, float64(n))
 }
 
-// issue makes the record of a request of w that arrived at arrival and
-// holds a client slot: its tokens and content are drawn now, in the order
-// requests leave the client queue, which is the order they arrived in (the
-// queue is first in, first out, and nobody passes it), so the draws are
-// those of a request made at its arrival.
-func (s *Sim) issue(w *workload, arrival float64) int32 {
-	return s.issueIn(s.alloc(), w, arrival)
-}
-
-// issueIn is issue into the free record id.
-func (s *Sim) issueIn(id int32, w *workload, arrival float64) int32 {
+// issueIn makes the record of a request of w that arrived at arrival and
+// holds a client slot, in the free record id, and returns it: its tokens
+// and content are drawn now, in the order requests leave the client
+// queue, which is the order they arrived in (the queue is first in, first
+// out, and nobody passes it), so the draws are those of a request made at
+// its arrival.
+func (s *Sim) issueIn(id int32, w *workload, arrival float64) *request {
 	r := &s.reqs[id]
 	gen := r.gen + 1
 	var in, out, prefix int
@@ -164,5 +169,5 @@ func (s *Sim) issueIn(id int32, w *workload, arrival float64) int32 {
 			r.content = int32(w.rngRep.IntN(w.spec.Repeats.Distinct))
 		}
 	}
-	return id
+	return r
 }

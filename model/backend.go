@@ -59,10 +59,9 @@ func (s *Sim) markClusterDirect(w *workload) {
 // route or live driver on its way (so no ask of its own: it carries the
 // target's max_tokens, and its class is its workload's). A refusal goes
 // back the general way (reject); a retry comes back through attempt.
-func (s *Sim) sendDirect(id int32, w *workload, t *target) {
-	r := &s.reqs[id]
-	now := s.eng.Now()
-	iv := s.interval(now)
+// r is s.reqs[id], now the engine's time and iv its interval, as
+// newRequest found them.
+func (s *Sim) sendDirect(id int32, r *request, w *workload, t *target, now float64, iv int) {
 	r.attempts = 1
 	w.stats.attempts++
 	if w.win != nil {
@@ -121,10 +120,9 @@ func (s *Sim) sendDirect(id int32, w *workload, t *target) {
 	}
 }
 
-// sendTo delivers the attempt to its target (r.tgt).
-func (s *Sim) sendTo(id int32, iv int) {
-	r := &s.reqs[id]
-	w := s.wls[r.wl]
+// sendTo delivers the attempt of r = s.reqs[id], a request of w, to its
+// target (r.tgt).
+func (s *Sim) sendTo(id int32, r *request, w *workload, iv int) {
 	t := &w.targets[r.tgt]
 	t.bstats.attempts++
 	r.maxTok = int32(maxOut(r, t))
@@ -132,7 +130,7 @@ func (s *Sim) sendTo(id int32, iv int) {
 		w.route.stats.Targets[r.tgt].Sent++
 	}
 	if t.clus != nil {
-		s.sendCluster(id, iv) // cluster_step.go
+		s.sendCluster(id, r, w, t.clus, iv) // cluster_step.go
 		return
 	}
 	s.sendHosted(id, r, t, iv)

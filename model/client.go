@@ -28,7 +28,7 @@ func (s *Sim) attempt(id int32) {
 		s.eng.Schedule(now+wait, evSend, id, r.gen)
 		return
 	}
-	s.send(id)
+	s.sendOn(id, r, w, now)
 }
 
 // reserve takes n from a pacing bucket unconditionally and returns how long
@@ -46,12 +46,18 @@ func reserve(b *tokenBucket, now, n float64) float64 {
 // the gateway (if any) to the router.
 func (s *Sim) send(id int32) {
 	r := &s.reqs[id]
-	w := s.wls[r.wl]
-	iv := s.interval(s.eng.Now())
+	s.sendOn(id, r, s.wls[r.wl], s.eng.Now())
+}
+
+// sendOn is send of r = s.reqs[id], a request of w, at now (the engine's
+// time), as its caller found them: passed on, not looked up again, as far
+// as the router's delivery.
+func (s *Sim) sendOn(id int32, r *request, w *workload, now float64) {
+	iv := s.interval(now)
 	r.attempts++
 	w.stats.attempts++
 	if w.win != nil {
-		w.win.attempts[w.win.at(s.eng.Now())]++
+		w.win.attempts[w.win.at(now)]++
 	}
 	if r.attempts > 1 {
 		w.stats.retries++
@@ -61,10 +67,13 @@ func (s *Sim) send(id int32) {
 	if w.timeout > 0 {
 		s.arm(id, w)
 	}
-	if s.gw != nil && !s.gwAdmit(id, iv) {
+	if s.gw != nil {
+		if s.gwAdmit(id, iv) {
+			s.route(id, iv)
+		}
 		return
 	}
-	s.route(id, iv)
+	s.routeOn(id, r, w, iv)
 }
 
 // refused applies the client's retry policy to a refused attempt, once

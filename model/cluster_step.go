@@ -2,11 +2,9 @@ package model
 
 import "github.com/headroom-sim/headroom/model/perf"
 
-// sendCluster hands an attempt to the least-loaded replica of a cluster.
-func (s *Sim) sendCluster(id int32, iv int) {
-	r := &s.reqs[id]
-	w := s.wls[r.wl]
-	c := w.targets[r.tgt].clus
+// sendCluster hands the attempt of r = s.reqs[id], a request of w, to the
+// least-loaded replica of its target, cluster c.
+func (s *Sim) sendCluster(id int32, r *request, w *workload, c *cluster, iv int) {
 	rep := s.pickFor(c, id)
 	if rep == nil {
 		s.reject(id, rsUnavailable, 0, iv)

@@ -43,13 +43,20 @@ func (rt *route) cooling(i int, now float64) bool { return now < rt.coolTill[i] 
 // route sends an attempt that passed the gateway (if any) to its backend
 // (sendTo, backend.go): a route picks the target.
 func (s *Sim) route(id int32, iv int) {
-	s.routed++
 	r := &s.reqs[id]
-	if w := s.wls[r.wl]; w.route != nil {
+	s.routeOn(id, r, s.wls[r.wl], iv)
+}
+
+// routeOn is route of r = s.reqs[id], a request of w, as its caller found
+// them.
+func (s *Sim) routeOn(id int32, r *request, w *workload, iv int) {
+	s.routed++
+	if w.route != nil {
 		r.tgt = s.pick(w.route, w)
 		s.markSpill(id)
+		r = &s.reqs[id] // a cold start is no request, but look it up again all the same
 	}
-	s.sendTo(id, iv)
+	s.sendTo(id, r, w, iv)
 }
 
 // pick chooses the target of a new client attempt.
@@ -146,7 +153,7 @@ func (s *Sim) reroute(id int32, reason int) bool {
 	if w.timeout > 0 {
 		s.arm(id, w) // a new deployment call, a new timeout
 	}
-	s.sendTo(id, s.interval(now))
+	s.sendTo(id, r, w, s.interval(now))
 	return true
 }
 

@@ -79,13 +79,50 @@ func NewArrivals(c *Curve, spec ArrivalSpec, r *rand.Rand) *Arrivals {
 // does not allocate.
 func (a *Arrivals) Next() float64 {
 	if a.head == aheadLen {
-		for i := range a.ahead {
-			a.ahead[i] = a.draw()
+		if c := a.curve; a.kind == procPoisson && c != nil && c.constant && c.rate > 0 {
+			a.drawPoisson(c.rate)
+		} else {
+			for i := range a.ahead {
+				a.ahead[i] = a.draw()
+			}
 		}
 		a.head = 0
 	}
 	a.head++
 	return a.ahead[a.head-1]
+}
+
+// drawPoisson fills ahead as draw would for a Poisson process on a
+// constant curve of rate > 0: draw with its switch and Curve.Inverse
+// written in for that case, the state in registers. The same values
+// (TestPoissonAheadEqualsDraw).
+func (a *Arrivals) drawPoisson(rate float64) {
+	s, last := a.s, a.last
+	for i := range a.ahead {
+		if math.IsInf(s, 1) {
+			a.ahead[i] = s
+			continue
+		}
+		s += a.r.ExpFloat64()
+		a.started = true
+		var t float64 // Inverse(s) of a constant curve
+		switch {
+		case math.IsNaN(s):
+			t = math.Inf(1)
+		case s <= 0:
+			t = 0
+		default:
+			t = s / rate
+		}
+		if math.IsInf(t, 1) {
+			s = t
+		}
+		if t > last {
+			last = t
+		}
+		a.ahead[i] = last
+	}
+	a.s, a.last = s, last
 }
 
 // draw is the next arrival time, drawn.

@@ -2,6 +2,7 @@ package workloads
 
 import (
 	"math"
+	"math/rand/v2"
 	"testing"
 
 	"gonum.org/v1/gonum/stat/distuv"
@@ -202,5 +203,23 @@ func BenchmarkArrivalsNext(b *testing.B) {
 			}
 			_ = sink
 		})
+	}
+}
+
+// A Poisson process on a constant curve draws ahead with drawPoisson: the
+// times, bit for bit, and the state left are draw's, at ordinary rates and
+// at ones so small that the times overflow to +Inf.
+func TestPoissonAheadEqualsDraw(t *testing.T) {
+	for _, rate := range []float64{100, 0.37, 1e-300, 1e300, math.SmallestNonzeroFloat64} {
+		fast := NewArrivals(Constant(rate), ArrivalSpec{Kind: ArrivalPoisson}, rand.New(rand.NewPCG(4, 2)))
+		ref := NewArrivals(Constant(rate), ArrivalSpec{Kind: ArrivalPoisson}, rand.New(rand.NewPCG(4, 2)))
+		for i := 0; i < 320*aheadLen; i++ { // whole batches: then the states match
+			if x, y := fast.Next(), ref.draw(); math.Float64bits(x) != math.Float64bits(y) {
+				t.Fatalf("rate %g, arrival %d: Next %v, draw %v", rate, i, x, y)
+			}
+		}
+		if fast.s != ref.s || fast.last != ref.last || fast.started != ref.started || fast.r.Uint64() != ref.r.Uint64() {
+			t.Fatalf("rate %g: the state after differs", rate)
+		}
 	}
 }

@@ -215,7 +215,7 @@ func TestTokenFillDrawsLikeSample(t *testing.T) {
 	for _, in := range dists {
 		for _, out := range dists {
 			for _, mt := range []int{0, 1, 512} {
-				for _, pre := range [][2]int{{0, 0}, {100, 1}, {512, 8}, {1024, 20}} {
+				for _, pre := range [][2]int{{0, 0}, {100, 1}, {200, 2}, {512, 8}, {512, 16}, {1024, 20}} {
 					ts := TokenSpec{Input: in, Output: out, MaxTokens: mt, SharedPrefix: pre[0], Prefixes: pre[1]}
 					seed++
 					a, b := rand.New(rand.NewPCG(seed, 11)), rand.New(rand.NewPCG(seed, 11))
