@@ -107,7 +107,12 @@ func (s *Sim) launchSpan(c *cluster, rep *replica, b *perf.Batch) bool {
 	}
 	rep.spanDT = rep.spanDT[:m] // no write barrier: only its length changes
 	dts := rep.spanDT
-	t := c.decodeSpan(b.Decode, b.Context, dts, now)
+	var t float64
+	if c.roof != nil {
+		t = c.roof.DecodeSpanEnd(b.Decode, b.Context, dts, now) // decodeSpan's first case, without its call
+	} else {
+		t = c.decodeSpan(b.Decode, b.Context, dts, now)
+	}
 	rep.span.at = now + dts[0]
 	if !c.cs.itl.TryAddN(dts[0], uint64(b.Decode)) {
 		c.cs.itl.AddN(dts[0], uint64(b.Decode))
@@ -166,7 +171,8 @@ func (rep *replica) syncSpan(t float64) {
 func (rep *replica) applySpan(t float64) {
 	c := rep.cl
 	sp := &rep.span
-	applied, at, free := sp.applied, sp.at, rep.free
+	a0 := sp.applied // the iterations applied are counted from it: a counter of their own was one more value kept across the loop
+	applied, at, free := a0, sp.at, rep.free
 	dts := rep.spanDT[:sp.m]
 	dec := uint64(sp.dec)
 	itl := c.cs.itl
@@ -177,7 +183,6 @@ func (rep *replica) applySpan(t float64) {
 	if c.paged() {
 		cnt = rep.cnt
 	}
-	steps := 0
 	for ; applied < len(dts) && at < t; applied++ {
 		if cnt != nil {
 			// spanNeed: the sequences crossing a block boundary at k
@@ -187,7 +192,6 @@ func (rep *replica) applySpan(t float64) {
 				free -= int(cnt[mod(-k, bm+1)])
 			}
 		}
-		steps++
 		if used := c.blocks - free; used != rep.lastUsed {
 			rep.kvG.Set(at, float64(used))
 			rep.lastUsed = used
@@ -200,7 +204,7 @@ func (rep *replica) applySpan(t float64) {
 		k++
 	}
 	sp.applied, sp.at, rep.free = applied, at, free
-	c.cs.steps += int64(steps)
+	c.cs.steps += int64(applied - a0)
 }
 
 // cutSpan ends the span at the first iteration boundary after now.

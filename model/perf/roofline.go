@@ -212,11 +212,30 @@ type coeffs struct {
 	mKV                float64 // seconds per KV token read or written
 	commFixed, commTok float64
 	smooth             bool
+	// dec[d] is decodeTerms' t for d sequences, 0 < d < len(dec): Prepare
+	// fills it, so that a span or a decode step looks its fixed part up
+	// instead of computing a square root and a dozen terms. Being part of
+	// the coefficients, it is dropped wherever they are (r.k = coeffs{}).
+	dec []float64
 }
+
+// decTable is how many decode counts Prepare tabulates: vLLM's default
+// max_num_seqs is 256, and a replica batches at most that many sequences
+// unless its configuration raises it.
+const decTable = 1025
 
 // Prepare computes the roofline's constants once; StepTime is then a few
 // multiplications. Changing a field afterwards needs another Prepare.
-func (r *Roofline) Prepare() { r.k = coeffs{}; r.k = r.coeffs() }
+func (r *Roofline) Prepare() {
+	r.k = coeffs{}
+	k := r.coeffs()
+	dec := make([]float64, decTable)
+	for d := 1; d < len(dec); d++ {
+		dec[d] = k.decodeT(d)
+	}
+	k.dec = dec
+	r.k = k
+}
 
 func (r *Roofline) coeffs() coeffs {
 	if r.k.ok {
@@ -545,10 +564,19 @@ func (r *Roofline) StepTime(b Batch) float64 {
 // at context ctx ≥ 0 takes t + mKV·(ctx + d), as StepTime computes it.
 func (r *Roofline) decodeTerms(d int) (t, mKV float64) {
 	k := &r.k
+	if uint(d) < uint(len(k.dec)) {
+		return k.dec[d], k.mKV
+	}
 	if !k.ok {
 		kk := r.coeffs()
 		k = &kk
 	}
+	return k.decodeT(d), k.mKV
+}
+
+// decodeT is decodeTerms' t computed, by StepTime's operations in
+// StepTime's order.
+func (k *coeffs) decodeT(d int) float64 {
 	n := float64(d)
 	s := float64(d)
 	c := k.cTok*n + k.cSeq*s
@@ -562,8 +590,24 @@ func (r *Roofline) decodeTerms(d int) (t, mKV float64) {
 	} else {
 		lin = max(c, m)
 	}
-	t = k.fixed + s*k.perSeq + lin + k.commFixed + (k.commTok+k.ew)*n
-	return t, k.mKV
+	return k.fixed + s*k.perSeq + lin + k.commFixed + (k.commTok+k.ew)*n
+}
+
+// DecodeTime is StepTime(Batch{Decode: d, Context: ctx}) for d > 0, bit
+// for bit, with the terms that do not depend on the context looked up in
+// the table Prepare made. It reports false, for the caller to call
+// StepTime, when d is beyond the table (or the roofline unprepared): that
+// keeps it small enough to be inlined at its call. A negative context is
+// clamped by a comparison, as in DecodeSpan (max costs the inliner more).
+func (r *Roofline) DecodeTime(d int, ctx float64) (float64, bool) {
+	k := &r.k
+	if uint(d) >= uint(len(k.dec)) {
+		return 0, false
+	}
+	if ctx < 0 {
+		ctx = 0
+	}
+	return k.dec[d] + k.mKV*(ctx+float64(d)), true
 }
 
 // DecodeSpan fills dts[j] with the time of a pure decode step of d
@@ -603,7 +647,12 @@ func (r *Roofline) DecodeSpanEnd(d int, ctx0 float64, dts []float64, t0 float64)
 		return t0
 	}
 	n := float64(d)
-	t, mKV := r.decodeTerms(d) // see DecodeSpan
+	var t, mKV float64 // see DecodeSpan
+	if k := &r.k; uint(d) < uint(len(k.dec)) {
+		t, mKV = k.dec[d], k.mKV // decodeTerms' lookup, inlined
+	} else {
+		t, mKV = r.decodeTerms(d)
+	}
 	end := t0
 	for j := range dts {
 		ctx := ctx0 + float64(j*d)
