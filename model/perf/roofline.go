@@ -338,11 +338,27 @@ func attentionPairs(b Batch) float64 {
 // splitPairs is b's attention pairs of decoding tokens and of prompt
 // tokens; see Roofline.FLOPs.
 func splitPairs(b Batch) (decode, prefill float64) {
-	pf := float64(max(b.Prefill, 0))
-	pc := max(b.PrefillContext, pf)
-	decode = max(b.Context-pc, 0)
+	return pairsOf(b.PrefillSeqs, b.Prefill, b.Context, b.PrefillContext)
+}
+
+// pairsOf is splitPairs of a batch given by its fields.
+func pairsOf(prefillSeqs, prefillTok int, context, prefillContext float64) (decode, prefill float64) {
+	// The two float maxima by comparisons, which cost fewer instructions
+	// than max's handling of every case of NaN and signed zero for two
+	// unknown operands, with its results: pf is never NaN nor −0, so
+	// max(pctx, pf) is pctx when it is larger or NaN, else pf; and
+	// max(x, 0) is x when it is positive or NaN, else +0.
+	pf := float64(max(prefillTok, 0))
+	pc := pf
+	if prefillContext > pf || prefillContext != prefillContext {
+		pc = prefillContext
+	}
+	decode = context - pc
+	if !(decode > 0) && decode == decode {
+		decode = 0
+	}
 	if pf > 0 {
-		seqs := float64(max(b.PrefillSeqs, 1))
+		seqs := float64(max(prefillSeqs, 1))
 		nbar := pf / seqs
 		prefill = pf * (pc/seqs - nbar/2)
 	}
@@ -530,16 +546,25 @@ func (r *Roofline) MemoryTime(b Batch) float64 {
 // StepTime is the step time of b in seconds (see Roofline), or 0 for an
 // empty batch.
 func (r *Roofline) StepTime(b Batch) float64 {
-	if b.Decode <= 0 && b.Prefill <= 0 && b.PrefillSeqs <= 0 {
+	// The batch's fields go to stepTime in registers: a struct of five
+	// fields is kept in memory, every use of one a load (and the
+	// arguments stored there first).
+	return r.stepTime(b.Decode, b.PrefillSeqs, b.Prefill, b.Context, b.PrefillContext)
+}
+
+// stepTime is StepTime of the batch of these fields.
+func (r *Roofline) stepTime(decode, prefillSeqs, prefill int, context, prefillContext float64) float64 {
+	if decode <= 0 && prefill <= 0 && prefillSeqs <= 0 {
 		return 0
 	}
 	k := &r.k
 	if !k.ok {
-		kk := r.coeffs()
-		k = &kk
+		// Out of line: computing the coefficients here made the step of
+		// a prepared roofline keep a copy of them on the stack.
+		return r.stepUnprepared(Batch{Decode: decode, PrefillSeqs: prefillSeqs, Prefill: prefill, Context: context, PrefillContext: prefillContext})
 	}
-	n := float64(b.Decode + b.Prefill)
-	s := float64(b.Decode + b.PrefillSeqs)
+	n := float64(decode + prefill)
+	s := float64(decode + prefillSeqs)
 	c := k.cTok*n + k.cSeq*s
 	m := k.mDense + k.mHead
 	if k.mExpert > 0 {
@@ -552,11 +577,19 @@ func (r *Roofline) StepTime(b Batch) float64 {
 		lin = max(c, m)
 	}
 	t := k.fixed + s*k.perSeq + lin + k.commFixed + (k.commTok+k.ew)*n
-	if b.Prefill > 0 || b.PrefillContext > 0 {
-		d, p := splitPairs(b)
+	if prefill > 0 || prefillContext > 0 {
+		d, p := pairsOf(prefillSeqs, prefill, context, prefillContext)
 		return t + k.cPair*p + k.mKV*(d+n)
 	}
-	return t + k.mKV*(max(b.Context, 0)+n)
+	return t + k.mKV*(max(context, 0)+n)
+}
+
+// stepUnprepared is StepTime of a roofline Prepare has not seen (or whose
+// coefficients were dropped): StepTime of a copy with them computed.
+func (r *Roofline) stepUnprepared(b Batch) float64 {
+	rr := *r
+	rr.k = r.coeffs()
+	return rr.StepTime(b)
 }
 
 // decodeTerms is what a pure decode step of d > 0 sequences costs apart

@@ -363,3 +363,30 @@ func TestRooflineAllReduceLatency(t *testing.T) {
 		t.Error("an unknown all-reduce algorithm validates")
 	}
 }
+
+// pairsOf's comparisons give what max gives, NaN and signed zeros
+// included (StepTime's prefill terms depend on them).
+func TestPairsOfIsMax(t *testing.T) {
+	same := func(a, b float64) bool {
+		return math.Float64bits(a) == math.Float64bits(b) || a != a && b != b
+	}
+	vals := []float64{math.NaN(), math.Inf(1), math.Inf(-1), 0, math.Copysign(0, -1), -3, 1, 7, 4096}
+	for _, ps := range []int{0, 1, 3} {
+		for _, p := range []int{-1, 0, 1, 7} {
+			for _, ctx := range vals {
+				for _, pctx := range vals {
+					pf := float64(max(p, 0))
+					pc := max(pctx, pf)
+					wd, wp := max(ctx-pc, 0), 0.0
+					if pf > 0 {
+						seqs := float64(max(ps, 1))
+						wp = pf * (pc/seqs - pf/seqs/2)
+					}
+					if d, q := pairsOf(ps, p, ctx, pctx); !same(d, wd) || !same(q, wp) {
+						t.Errorf("pairsOf(%d, %d, %v, %v) = %v, %v; with max %v, %v", ps, p, ctx, pctx, d, q, wd, wp)
+					}
+				}
+			}
+		}
+	}
+}
