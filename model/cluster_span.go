@@ -62,10 +62,12 @@ func (c *cluster) spanNeed(rep *replica, k int64) int {
 	return int(rep.cnt[mod(-k, int64(c.bs))])
 }
 
-// launchSpan turns a planned pure-decode iteration (its blocks already
-// taken by fastStart) into a span of as many iterations as stay unchanged.
-// It reports false when the span would be a single iteration.
-func (s *Sim) launchSpan(c *cluster, rep *replica, b *perf.Batch) bool {
+// launchSpan turns a planned pure-decode iteration of dec sequences at
+// context ctx (its blocks already taken by fastStart) into a span of as
+// many iterations as stay unchanged. It reports false when the span would
+// be a single iteration. It takes the batch's two fields, not the batch:
+// startDecode then builds one only for the single iteration.
+func (s *Sim) launchSpan(c *cluster, rep *replica, dec int, ctx float64) bool {
 	if rep.fin.len() == 0 || rep.extraDT > 0 {
 		// A CPU-tier read comes with the admission it serves (tierUnfetch),
 		// which is no pure decode; should one be pending, the iteration
@@ -100,7 +102,7 @@ func (s *Sim) launchSpan(c *cluster, rep *replica, b *perf.Batch) bool {
 	}
 	now := s.eng.Now()
 	sp := &rep.span
-	sp.on, sp.k0, sp.m, sp.applied, sp.dec, sp.cut = true, k0, m, 1, b.Decode, false
+	sp.on, sp.k0, sp.m, sp.applied, sp.dec, sp.cut = true, k0, m, 1, dec, false
 	// Iteration times, kept for syncSpan; the buffer is reused.
 	if cap(rep.spanDT) < m {
 		rep.spanDT = make([]float64, 0, maxSpan)
@@ -109,13 +111,13 @@ func (s *Sim) launchSpan(c *cluster, rep *replica, b *perf.Batch) bool {
 	dts := rep.spanDT
 	var t float64
 	if c.roof != nil {
-		t = c.roof.DecodeSpanEnd(b.Decode, b.Context, dts, now) // decodeSpan's first case, without its call
+		t = c.roof.DecodeSpanEnd(dec, ctx, dts, now) // decodeSpan's first case, without its call
 	} else {
-		t = c.decodeSpan(b.Decode, b.Context, dts, now)
+		t = c.decodeSpan(dec, ctx, dts, now)
 	}
 	rep.span.at = now + dts[0]
-	if !c.cs.itl.TryAddN(dts[0], uint64(b.Decode)) {
-		c.cs.itl.AddN(dts[0], uint64(b.Decode))
+	if !c.cs.itl.TryAddN(dts[0], uint64(dec)) {
+		c.cs.itl.AddN(dts[0], uint64(dec))
 	}
 	if !rep.busy {
 		rep.busy = true
@@ -230,17 +232,18 @@ func (s *Sim) cutSpan(c *cluster, rep *replica) {
 func (s *Sim) endSpan(c *cluster, rep *replica) {
 	now := s.eng.Now()
 	rep.syncSpan(now)
-	sp := rep.span
-	rep.span.on, rep.span.applied = false, sp.m
+	sp := &rep.span // its fields read, not the span copied
+	m := sp.m
+	sp.on, sp.applied = false, m
 	if sp.cut {
 		rep.spanCap = max(minSpanCap, rep.spanCap/2)
 	} else {
-		rep.spanCap = min(maxSpan, 2*max(rep.spanCap, sp.m))
+		rep.spanCap = min(maxSpan, 2*max(rep.spanCap, m))
 	}
 	// All but the last iteration changed nothing but the context; the last
 	// is applied like any fast iteration (finishers, next plan).
-	rep.iter += int64(sp.m - 1)
-	rep.cdec += float64((sp.m - 1) * sp.dec)
+	rep.iter += int64(m - 1)
+	rep.cdec += float64((m - 1) * sp.dec)
 	s.fastEnd(c, rep)
 	s.startStep(c, rep)
 }

@@ -105,7 +105,7 @@ func (s *Sim) startStep(c *cluster, rep *replica) {
 	if rep.waitingLen() > 0 {
 		s.admitWaiting(c, rep, &budget, &b) // which admits nothing from empty queues
 	}
-	if rep.fast && b.Prefill == 0 && b.Decode > 0 && !s.noSpans && s.launchSpan(c, rep, &b) {
+	if rep.fast && b.Prefill == 0 && b.Decode > 0 && !s.noSpans && s.launchSpan(c, rep, b.Decode, b.Context) {
 		return
 	}
 	s.launch(c, rep, &b)
@@ -132,11 +132,10 @@ func (s *Sim) startDecode(c *cluster, rep *replica) bool {
 	}
 	rep.preempted = false
 	rep.free -= crossing
-	b := perf.Batch{Decode: dec, Context: rep.cdec}
-	if dec > 0 && !s.noSpans && s.launchSpan(c, rep, &b) {
+	if dec > 0 && !s.noSpans && s.launchSpan(c, rep, dec, rep.cdec) {
 		return true
 	}
-	s.launch(c, rep, &b)
+	s.launch(c, rep, &perf.Batch{Decode: dec, Context: rep.cdec})
 	return true
 }
 
