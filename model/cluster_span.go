@@ -66,7 +66,7 @@ func (c *cluster) spanNeed(rep *replica, k int64) int {
 // context ctx (its blocks already taken by fastStart) into a span of as
 // many iterations as stay unchanged. It reports false when the span would
 // be a single iteration. It takes the batch's two fields, not the batch:
-// startDecode then builds one only for the single iteration.
+// startStep's decode case then builds one only for the single iteration.
 func (s *Sim) launchSpan(c *cluster, rep *replica, dec int, ctx float64) bool {
 	if rep.fin.len() == 0 || rep.extraDT > 0 {
 		// A CPU-tier read comes with the admission it serves (tierUnfetch),

@@ -89,8 +89,32 @@ func (s *Sim) startStep(c *cluster, rep *replica) {
 		s.startStaticStep(c, rep)
 		return
 	}
-	if rep.fast && len(rep.prefilling) == 0 && rep.waitingLen() == 0 && s.startDecode(c, rep) {
-		return
+	if rep.fast && len(rep.prefilling) == 0 && rep.waitingLen() == 0 {
+		// The common case on a fast replica with nothing prefilling and
+		// nothing waiting: a pure decode iteration from the aggregate
+		// (fastStart with no prefills) and, when the batch stays the same
+		// for a while, a span of them (launchSpan); otherwise the single
+		// iteration (launch). When the aggregate is not built or the
+		// budget or the free blocks do not cover the decode, nothing is
+		// changed and the iteration is planned the general way below.
+		// Written here, not called: a call of its own cost its arguments'
+		// reloads and a frame on two events in three.
+		dec := rep.dec
+		if dec == len(rep.running) && dec <= c.spec.MaxNumBatchedTokens && !s.refStepping {
+			crossing := 0 // decoding sequences whose context crosses a block boundary now
+			if c.pagedKV && dec > 0 {
+				crossing = int(rep.cnt[c.phase(-rep.iter)])
+			}
+			if crossing <= rep.free {
+				rep.preempted = false
+				rep.free -= crossing
+				if dec > 0 && !s.noSpans && s.launchSpan(c, rep, dec, rep.cdec) {
+					return
+				}
+				s.launch(c, rep, &perf.Batch{Decode: dec, Context: rep.cdec})
+				return
+			}
+		}
 	}
 	budget := c.spec.MaxNumBatchedTokens
 	rep.preempted = false
@@ -109,34 +133,6 @@ func (s *Sim) startStep(c *cluster, rep *replica) {
 		return
 	}
 	s.launch(c, rep, &b)
-}
-
-// startDecode is startStep's common case on a fast replica with nothing
-// prefilling and nothing waiting: a pure decode iteration from the
-// aggregate (fastStart with no prefills) and, when the batch stays the same
-// for a while, a span of them (launchSpan); otherwise the single iteration
-// (launch). It reports false, having changed nothing, when the aggregate
-// is not built or the budget or the free blocks do not cover the decode,
-// for startStep to plan the iteration the general way.
-func (s *Sim) startDecode(c *cluster, rep *replica) bool {
-	dec := rep.dec
-	if dec != len(rep.running) || dec > c.spec.MaxNumBatchedTokens || s.refStepping {
-		return false
-	}
-	crossing := 0 // decoding sequences whose context crosses a block boundary now
-	if c.pagedKV && dec > 0 {
-		crossing = int(rep.cnt[c.phase(-rep.iter)])
-		if crossing > rep.free {
-			return false
-		}
-	}
-	rep.preempted = false
-	rep.free -= crossing
-	if dec > 0 && !s.noSpans && s.launchSpan(c, rep, dec, rep.cdec) {
-		return true
-	}
-	s.launch(c, rep, &perf.Batch{Decode: dec, Context: rep.cdec})
-	return true
 }
 
 // refRunning plans the running sequences one by one (the reference
