@@ -474,7 +474,17 @@ func (s *Sim) launch(c *cluster, rep *replica, b *perf.Batch) {
 		c.cs.busyG.Add(now, 1)
 	}
 	c.cs.steps++
-	s.clusterGauges(c, rep)
+	// clusterGauges, written in place as in launchSpan (the same updates
+	// in the same order).
+	if d := len(rep.running) - rep.lastBatch; d != 0 {
+		c.cs.batchG.Add(now, float64(d))
+		rep.batchG.Set(now, float64(len(rep.running)))
+		rep.lastBatch = len(rep.running)
+	}
+	if used := c.blocks - rep.free; used != rep.lastUsed {
+		rep.kvG.Set(now, float64(used))
+		rep.lastUsed = used
+	}
 	s.eng.Schedule(now+dt, evStep, int32(c.replicaBase+rep.idx), rep.gen)
 }
 
