@@ -112,7 +112,7 @@ func (s *Sim) newRequest(w *workload, now float64) {
 	} else if t := &w.targets[0]; t.cdirect {
 		s.sendDirect(id, r, w, t, now, iv) // backend.go
 	} else {
-		s.attempt(id)
+		s.attemptOn(id, r, w, now) // client.go
 	}
 }
 
