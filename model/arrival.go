@@ -77,7 +77,11 @@ func (s *Sim) arrive(w *workload, gen uint32) {
 	}
 	if a := w.arrivals; a != nil {
 		// nextArrival, written out: a call less on every arrival.
-		if t := a.Next(); t < s.cfg.Duration {
+		t, ok := a.Ahead()
+		if !ok {
+			t = a.Next()
+		}
+		if t < s.cfg.Duration {
 			if w.onLane {
 				s.eng.ScheduleLane(w.lane, t, evArrival, int32(w.idx), 0)
 			} else {
