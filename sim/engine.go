@@ -46,11 +46,8 @@ func (e *Engine) Pending() int {
 // Schedule adds an event at absolute time t. A time in the past is treated
 // as now, so causality is never violated.
 func (e *Engine) Schedule(t float64, kind uint16, obj int32, gen uint32) {
-	if t < e.now || math.IsNaN(t) {
-		t = e.now
-	}
 	q := &e.queue
-	s := slot{key: timeKey(t), ord: q.take()<<kindBits | uint64(kind), obj: obj, gen: gen} // slotOf
+	s := slot{key: e.keyAt(t), ord: q.take()<<kindBits | uint64(kind), obj: obj, gen: gen} // slotOf
 	if e.topHandled {
 		e.topHandled = false
 		// ReplaceTop, without the calls between.
@@ -65,6 +62,19 @@ func (e *Engine) Schedule(t float64, kind uint16, obj int32, gen uint32) {
 		return
 	}
 	q.insert(s)
+}
+
+// keyAt is timeKey of t, or of now if t is earlier or NaN. The clock is
+// never NaN nor -0, so t is neither once clamped: adding +0 folds -0 into
+// +0 (-0 + +0 is +0 in IEEE arithmetic, and x + 0 is x otherwise) without
+// the branch timeKey takes, and !(t >= now) takes a NaN along with the
+// past in one comparison.
+func (e *Engine) keyAt(t float64) uint64 {
+	if !(t >= e.now) {
+		t = e.now
+	}
+	b := math.Float64bits(t + 0)
+	return b ^ (uint64(int64(b)>>63) | 1<<63)
 }
 
 // Reschedule moves the pending event of kind, obj and gen to time t with
@@ -114,7 +124,8 @@ func (e *Engine) Run(ctx context.Context, until float64, h Handler) error {
 // and until, which Run needs only between rounds, are not live in the
 // loop across the handler's calls (they would be reloaded every event).
 func (e *Engine) round(limit uint64, h Handler) bool {
-	for range checkEvery {
+	// Counted on the events handled, which the loop increments anyway.
+	for end := e.events + checkEvery; e.events != end; {
 		// The earliest of the heap's top and the earliest lane's event.
 		top := &sentinel
 		if len(e.queue.items) > 0 {
@@ -127,14 +138,19 @@ func (e *Engine) round(limit uint64, h Handler) bool {
 				return true
 			}
 			// A lane's event leaves its lane before it is handled; the
-			// handler may put the lane's next one there.
+			// handler may put the lane's next one there (ScheduleLane
+			// keeps laneMin and its copy up to date).
 			l := &e.queue.lanes[e.queue.laneMin]
 			next := l.event()
 			e.now = next.Time
 			e.events++
 			*l = slot{key: noKey, ord: noKey}
+			if len(e.queue.lanes) == 1 {
+				e.queue.laneKey, e.queue.laneOrd = 0, 0 // the only lane is empty
+			} else {
+				e.queue.fixLaneMin()
+			}
 			h.Handle(next)
-			e.queue.fixLaneMin()
 			continue
 		}
 		if top.key > limit {

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"math"
+	"slices"
 	"testing"
 	"time"
 
@@ -316,5 +317,42 @@ func TestEngineNextAt(t *testing.T) {
 	}
 	if at, ok := eng.NextAt(); !ok || at != 3 {
 		t.Fatalf("after Run(2): NextAt = %v, %v; want 3, true", at, ok)
+	}
+}
+
+// zeroSigns records the events it handles and the sign of each's time.
+type zeroSigns struct {
+	order []int32
+	neg   []bool
+}
+
+func (z *zeroSigns) Handle(e Event) {
+	z.order = append(z.order, e.Obj)
+	z.neg = append(z.neg, math.Signbit(e.Time))
+}
+
+// TestEngineNegativeZero: an event scheduled at -0, on the heap or on a
+// lane, ties with those at +0 in scheduling order and is handled at +0.
+func TestEngineNegativeZero(t *testing.T) {
+	negZero := math.Copysign(0, -1)
+	var eng Engine
+	l := eng.NewLane()
+	eng.Schedule(0, 0, 1, 0)
+	eng.Schedule(negZero, 0, 2, 0)
+	eng.ScheduleLane(l, negZero, 0, 3, 0)
+	eng.Schedule(0, 0, 4, 0)
+	eng.Schedule(negZero, 0, 5, 0)
+	var z zeroSigns
+	if err := eng.Run(context.Background(), math.Inf(1), &z); err != nil {
+		t.Fatal(err)
+	}
+	if want := []int32{1, 2, 3, 4, 5}; !slices.Equal(z.order, want) {
+		t.Fatalf("handled %v, want %v", z.order, want)
+	}
+	if slices.Contains(z.neg, true) {
+		t.Fatalf("times handled with their signs %v, want +0 throughout", z.neg)
+	}
+	if math.Signbit(eng.Now()) {
+		t.Fatal("the clock reads -0")
 	}
 }

@@ -78,6 +78,30 @@ func (q *Queue) flatInsert(i int, s slot) {
 	q.replay(lv, l, lv[l].key, lv[l].ord)
 }
 
+// flatPop removes the first event of a flat queue, which must have one:
+// the tournament's winner takes its place, the last leaf's event takes the
+// winner's leaf, and the last leaf holds a sentinel; the two leaves' paths
+// are replayed, the last one's first (a match beside it that reads the
+// winner's leaf is one on the winner's path, replayed after it).
+func (q *Queue) flatPop() {
+	n := len(q.items) - 1
+	it := q.items[:flatCap:flatCap]
+	q.items = q.items[:n]
+	if n == 0 {
+		it[0] = sentinel
+		return
+	}
+	lv := (*[8]slot)(it[1:])
+	j := uint(n-1) & 7 // the last leaf
+	m := uint(q.win[1]) & 7
+	last := lv[j]
+	it[0] = lv[m]
+	lv[m] = last
+	lv[j] = sentinel // when m is j, the last leaf's event has taken the first slot
+	q.replay(lv, j, noKey, noKey)
+	q.replay(lv, m, lv[m].key, lv[m].ord)
+}
+
 // replay plays again the matches on the path of leaf l of lv, whose event
 // changed to one of key ck and ord co. The winner so far is carried in
 // registers (its leaf, key and ord), each match loading only the other

@@ -1,7 +1,5 @@
 package sim
 
-import "math"
-
 // A Lane holds at most one pending event, kept beside the queue's heap
 // rather than in it. A source that always has exactly its next occurrence
 // pending, such as an open-loop arrival stream, reschedules itself on its
@@ -27,11 +25,14 @@ func (e *Engine) NewLane() Lane {
 // of the one pending on it, if any (which is then never handled). A time
 // in the past is treated as now.
 func (e *Engine) ScheduleLane(l Lane, t float64, kind uint16, obj int32, gen uint32) {
-	if t < e.now || math.IsNaN(t) {
-		t = e.now
-	}
 	q := &e.queue
-	q.lanes[l] = q.slotOf(Event{Time: t, Kind: kind, Obj: obj, Gen: gen})
+	s := slot{key: e.keyAt(t), ord: q.take()<<kindBits | uint64(kind), obj: obj, gen: gen} // slotOf
+	q.lanes[l] = s
+	if len(q.lanes) == 1 {
+		// The only lane is the earliest (laneMin is 0).
+		q.laneKey, q.laneOrd = ^s.key, ^s.ord
+		return
+	}
 	q.fixLaneMin()
 }
 

@@ -283,30 +283,27 @@ func (q *Queue) Pop() (e Event, ok bool) {
 // removeTop removes the earliest event, which must exist, without
 // reading it (Pop without its result).
 func (q *Queue) removeTop() {
+	if !q.heap {
+		q.flatPop()
+		return
+	}
 	n := len(q.items) - 1
 	last := q.items[n]
 	// The slot left behind holds a sentinel, as the slots past the last
 	// event of a small heap must.
 	q.items[n] = sentinel
 	q.items = q.items[:n]
-	// The heap's cases first: a large heap (the pending requests of a
-	// hosted model) takes one test to reach its sift.
-	if q.heap {
-		if n > smallCap {
-			q.downLarge(last)
-			return
-		}
-		if n > flatLow {
-			q.downSmall(last)
-			return
-		}
-		// The heap is flat as it stands; only its tournament is missing.
-		q.heap = false
-		q.build()
-	} else if n > 0 {
-		// The leaf that held last is a sentinel now.
-		q.replay((*[8]slot)(q.items[1:flatCap:flatCap]), uint(n-1), noKey, noKey)
+	if n > smallCap {
+		q.downLarge(last)
+		return
 	}
+	if n > flatLow {
+		q.downSmall(last)
+		return
+	}
+	// The heap is flat as it stands; only its tournament is missing.
+	q.heap = false
+	q.build()
 	if n > 0 {
 		q.flatDown(last)
 	}
@@ -346,12 +343,21 @@ func (q *Queue) Move(kind uint16, obj int32, gen uint32, e Event, skipTop bool) 
 	}
 	// s takes slot i's place: (key, ord) are unique, so the order events
 	// pop in does not depend on where in the heap they sit.
-	q.fix(i, q.slotOf(e))
+	s := slot{key: timeKey(e.Time), ord: q.take()<<kindBits | uint64(e.Kind), obj: e.Obj, gen: e.Gen} // slotOf
+	if !q.heap && i > 0 {
+		// fix's flat case, written out: a cluster's cut spans move
+		// their replicas' events in a flat queue.
+		items[i] = s
+		q.flatInsert(i, s)
+		return true
+	}
+	q.fix(i, s)
 	return true
 }
 
-// idOf packs an event's obj and gen into one word.
-func idOf(obj int32, gen uint32) uint64 { return uint64(uint32(obj))<<32 | uint64(gen) }
+// idOf packs an event's obj and gen into one word, in the order a slot
+// holds them, so that a slot's are one load.
+func idOf(obj int32, gen uint32) uint64 { return uint64(uint32(obj)) | uint64(gen)<<32 }
 
 // fix places s at index i, sifting it up or down.
 func (q *Queue) fix(i int, s slot) {
@@ -441,6 +447,14 @@ func (q *Queue) down(s slot) {
 // near it, so this saves comparing each level's smallest child with s);
 // then s rises from there to its place.
 func (q *Queue) downLarge(s slot) {
+	q.up(q.sink(), s)
+}
+
+// sink moves the hole at the root of a heap of more than smallCap events
+// down to a leaf, each level's smallest child taking its place, and
+// returns where it ends. It is downLarge's first half, apart so that s is
+// not live in its loop (it would be reloaded at every level).
+func (q *Queue) sink() int {
 	items := q.items
 	n := len(items)
 	i := 0
@@ -451,13 +465,15 @@ func (q *Queue) downLarge(s slot) {
 			break
 		}
 		ch := items[c : c+4 : c+4]
-		// As in downSmall.
-		a := lessBit(&ch[1], &ch[0])
-		b := lessBit(&ch[3], &ch[2])
-		beats := lessBit(&ch[2], &ch[0]) | lessBit(&ch[3], &ch[0])<<1 |
-			lessBit(&ch[2], &ch[1])<<2 | lessBit(&ch[3], &ch[1])<<3
-		w := beats >> (a<<1 | b) & 1
-		m := int(a+(2+b-a)*w) & 3
+		// The smallest of four children as a tournament of three
+		// comparisons, where downSmall's six would double the
+		// instructions of a level (a large heap sifts through several);
+		// the final's winner is taken arithmetically, as a branch on it
+		// would be mispredicted half the time.
+		a := uint(lessBit(&ch[1], &ch[0]))
+		b := 2 + uint(lessBit(&ch[3], &ch[2]))
+		a += (b - a) * lessBit(&ch[b&3], &ch[a&3])
+		m := int(a & 3)
 		*hole = ch[m]
 		hole = &ch[m]
 		i = c + m
@@ -473,5 +489,5 @@ func (q *Queue) downLarge(s slot) {
 		*hole = items[m]
 		i = m
 	}
-	q.up(i, s)
+	return i
 }
