@@ -109,7 +109,13 @@ func (s *Sim) newRequest(w *workload, now float64) {
 		return
 	}
 	w.semUsed++
-	id := s.alloc()
+	// alloc, its common case written in: the last free record.
+	var id int32
+	if n := len(s.free); n > 0 {
+		id, s.free = s.free[n-1], s.free[:n-1]
+	} else {
+		id = s.alloc()
+	}
 	r := s.issueIn(id, w, now)
 	if w.direct {
 		s.startDirect(id, w) // hosted.go
