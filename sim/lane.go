@@ -38,8 +38,8 @@ func (e *Engine) ScheduleLane(l Lane, t float64, kind uint16, obj int32, gen uin
 
 // fixLaneMin points laneMin at the earliest lane, and copies its key and
 // ord, inverted, to laneKey and laneOrd. There must be a lane. It is
-// small enough to be inlined (a single lane's source calls it twice an
-// event).
+// kept small enough to be inlined; a single lane (an open-loop model's
+// arrivals) is kept without it, by ScheduleLane and Run.
 func (q *Queue) fixLaneMin() {
 	lanes := q.lanes
 	m := 0
