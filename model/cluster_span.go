@@ -82,7 +82,7 @@ func (s *Sim) launchSpan(c *cluster, rep *replica, dec int, ctx float64) bool {
 	// Iterations k0..last at most, within the cap; each after the first
 	// takes the blocks of the sequences crossing a block boundary.
 	m := int(min(int64(rep.spanCap), last-k0+1))
-	if c.paged() && rep.dec*blocksFor(m-1, c.bs) > rep.free { // ⌈(m−1)/bs⌉, by a shift
+	if c.paged() && rep.dec*c.blocksOf(m-1) > rep.free { // ⌈(m−1)/bs⌉, by the cluster's shift
 		// A sequence crosses at most one boundary in bs iterations: with
 		// fewer free blocks than that bound, count them iteration by
 		// iteration.

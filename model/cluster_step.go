@@ -392,8 +392,9 @@ func (s *Sim) admitPlain(c *cluster, rep *replica, budgetp *int, b *perf.Batch) 
 			}
 			ch = rem
 		}
-		// Blocks for the whole prompt at admission, as admitWaiting says.
-		need := blocksFor(int(sq.target), c.bs) - shared - int(sq.blocks)
+		// Blocks for the whole prompt at admission, as admitWaiting says
+		// (blocksOf: blocksFor by the cluster's shift, not one found anew).
+		need := c.blocksOf(int(sq.target)) - shared - int(sq.blocks)
 		if e != nil {
 			e.refs++ // pinned, so making room cannot evict it
 		}
