@@ -213,11 +213,27 @@ func (s *Sim) fastStart(c *cluster, rep *replica, budget *int, b *perf.Batch) bo
 
 // fastEnd applies an iteration planned by fastStart.
 func (s *Sim) fastEnd(c *cluster, rep *replica) {
-	k := rep.iter
-	fin, join := rep.finBuf[:0], rep.joinBuf[:0]
 	if len(rep.prefilling) > 0 {
-		fin, join = s.endPrefills(c, rep, fin, join)
+		s.fastEndPrefills(c, rep)
+		return
 	}
+	// Nothing prefilled (most iterations, every span's last): no first
+	// tokens and no sequence joining, only the decode step and its
+	// finishers, without fastEndPrefills's lists kept across its calls.
+	k := rep.iter
+	rep.cdec += float64(rep.dec) // every decoding sequence's context grew by one
+	rep.iter++
+	if rep.fin.due(k) {
+		s.finishAll(c, rep, s.dueFinishers(rep, k, rep.finBuf[:0]))
+	} else {
+		rep.fin.skip(k)
+	}
+}
+
+// fastEndPrefills is fastEnd of an iteration with prefill chunks.
+func (s *Sim) fastEndPrefills(c *cluster, rep *replica) {
+	k := rep.iter
+	fin, join := s.endPrefills(c, rep, rep.finBuf[:0], rep.joinBuf[:0])
 	rep.cdec += float64(rep.dec) // every decoding sequence's context grew by one
 	rep.iter++
 	if rep.fin.due(k) {
