@@ -233,7 +233,8 @@ func (s *Sim) fastEnd(c *cluster, rep *replica) {
 // fastEndPrefills is fastEnd of an iteration with prefill chunks.
 func (s *Sim) fastEndPrefills(c *cluster, rep *replica) {
 	k := rep.iter
-	fin, join := s.endPrefills(c, rep, rep.finBuf[:0], rep.joinBuf[:0])
+	nf, nj := s.endPrefills(c, rep)
+	fin, join := rep.finBuf[:nf], rep.joinBuf[:nj]
 	rep.cdec += float64(rep.dec) // every decoding sequence's context grew by one
 	rep.iter++
 	if rep.fin.due(k) {
@@ -244,27 +245,25 @@ func (s *Sim) fastEndPrefills(c *cluster, rep *replica) {
 			s.finishAll(c, rep, fin)
 		}
 	}
-	if len(join) > 0 {
-		for _, id := range join {
-			s.joinDecode(c, rep, id)
-		}
-		if cap(join) != cap(rep.joinBuf) {
-			rep.joinBuf = join[:0] // it grew
-		}
+	for _, id := range join {
+		s.joinDecode(c, rep, id)
 	}
 }
 
 // endPrefills applies the iteration's prefill chunks: a sequence whose
-// prompt is now computed has its first token and finishes (fin) or joins
-// the aggregate (join), the others stay prefilling. fin and join come in
-// empty. The three lists are written by index, not appended to: each holds
-// at most as many ids as were prefilling, so their room is made once up
-// front, and the loop keeps its state in registers (with three appends the
-// compiler spilled it around every growth path).
-func (s *Sim) endPrefills(c *cluster, rep *replica, fin, join []int32) ([]int32, []int32) {
+// prompt is now computed has its first token and finishes (the first nf of
+// rep.finBuf) or joins the aggregate (the first nj of rep.joinBuf), the
+// others stay prefilling. The three lists are written by index, not
+// appended to: each holds at most as many ids as were prefilling, so their
+// room is made once up front, and the loop keeps its state in registers
+// (with three appends the compiler spilled it around every growth path).
+// It returns the two counts, not the two lists, for the caller to slice
+// the buffers: six words returned cost more than two.
+func (s *Sim) endPrefills(c *cluster, rep *replica) (nf, nj int) {
 	now := s.eng.Now()
 	pre := rep.prefilling
 	n := len(pre)
+	fin, join := rep.finBuf[:0], rep.joinBuf[:0]
 	if cap(fin) < n {
 		fin = make([]int32, 0, max(n, 2*cap(fin)))
 		rep.finBuf = fin
@@ -274,7 +273,7 @@ func (s *Sim) endPrefills(c *cluster, rep *replica, fin, join []int32) ([]int32,
 		rep.joinBuf = join
 	}
 	fin, join = fin[:n], join[:n]
-	nk, nf, nj := 0, 0, 0
+	nk := 0
 	for _, id := range pre {
 		sq := &s.seqs[id]
 		if sq.chunk == 0 {
@@ -308,7 +307,7 @@ func (s *Sim) endPrefills(c *cluster, rep *replica, fin, join []int32) ([]int32,
 	// Stores that only shorten a slice in place write its length, not its
 	// pointer, so they take no GC write barrier.
 	rep.prefilling = pre[:nk]
-	return fin[:nf], join[:nj]
+	return nf, nj
 }
 
 // dueFinishers appends to fin the decoding sequences whose last token
