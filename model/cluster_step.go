@@ -662,12 +662,18 @@ func (s *Sim) completeCluster(c *cluster, id int32) {
 		s.pdHandoff(c, id) // to the decode pool
 		return
 	}
+	w := s.wls[r.wl]
+	tg := &w.targets[r.tgt]
+	if tg.cdirect && !r.orphan {
+		s.doneCluster(c, id, r, w, tg) // complete.go
+		return
+	}
 	var t tokenTally
 	cached := int64(s.seqs[id].cached)
 	t.input, t.uncached, t.read, t.output = int64(r.input), int64(r.input)-cached, cached, int64(r.output)
 	c.stats.tok.addTokens(&t)
 	c.cs.outTok[s.interval(s.eng.Now())] += t.output
-	s.tgt(r).gpuTok += t.input + t.output
+	tg.gpuTok += t.input + t.output
 	s.completeBilled(id, &t, false) // its costs are zeros, which would leave every sum as it is
 }
 
