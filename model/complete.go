@@ -98,7 +98,9 @@ func (s *Sim) completeBilled(id int32, tally *tokenTally, billed bool) {
 	s.ser.completed[iv]++
 	s.ser.latency(arrIv, ttft, qwait)
 	s.observeDone(id, tally)
-	s.finish(id, w)
+	// r again: a live driver told of the completion may have issued
+	// requests, which can move the records.
+	s.release(id, &s.reqs[id], w, now)
 }
 
 // doneDirect is done, completeBilled and finish of a request r =
@@ -179,11 +181,12 @@ func (s *Sim) doneDirect(id int32, r *request, w *workload) {
 	}
 	s.ser.completed[iv]++
 	s.ser.latency(arrIv, ttft, qwait)
-	s.finish(id, w)
+	s.release(id, r, w, now)
 }
 
 // doneCluster is completeCluster, completeBilled and finish of a request
-// r = s.reqs[id] of a workload w whose target t, the cluster c, is marked
+// r = s.reqs[id] (whose sequence served cached prompt tokens from the
+// prefix cache) of a workload w whose target t, the cluster c, is marked
 // cdirect (markClusterDirect, backend.go): nothing else is on its way back
 // (no route, gateway, live driver or timeout, so no orphan and no
 // response-cache hit), and its tally carries no cost (GPU time is priced
@@ -193,11 +196,11 @@ func (s *Sim) doneDirect(id int32, r *request, w *workload) {
 // again as doneDirect's are, for the same reason (a call less and no
 // reloads on every request); TestClusterDirectEqualsGeneral holds the
 // copies to the same bytes.
-func (s *Sim) doneCluster(c *cluster, id int32, r *request, w *workload, t *target) {
+func (s *Sim) doneCluster(c *cluster, id int32, r *request, w *workload, t *target, cached32 int32) {
 	now := s.eng.Now()
 	st := w.stats
 	in, out := int64(r.input), int64(r.output)
-	cached := int64(s.seqs[id].cached)
+	cached := int64(cached32)
 	ct := &c.stats.tok
 	ct.input, ct.uncached, ct.read, ct.output = ct.input+in, ct.uncached+(in-cached), ct.read+cached, ct.output+out
 	iv := s.interval(now)
@@ -249,7 +252,7 @@ func (s *Sim) doneCluster(c *cluster, id int32, r *request, w *workload, t *targ
 	}
 	s.ser.completed[iv]++
 	s.ser.latency(arrIv, ttft, qwait)
-	s.finish(id, w)
+	s.release(id, r, w, now)
 }
 
 // fail ends a request without an answer.
@@ -275,9 +278,11 @@ func (s *Sim) fail(id int32, reason int) {
 }
 
 // finish releases the request's client slot and its record.
-func (s *Sim) finish(id int32, w *workload) {
-	now := s.eng.Now()
-	r := &s.reqs[id]
+func (s *Sim) finish(id int32, w *workload) { s.release(id, &s.reqs[id], w, s.eng.Now()) }
+
+// release is finish of r = s.reqs[id] at now, the engine's time, for the
+// callers that have both at hand.
+func (s *Sim) release(id int32, r *request, w *workload, now float64) {
 	r.state = stFree
 	r.gen++
 	s.live--
