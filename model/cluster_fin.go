@@ -129,13 +129,22 @@ func (q *finQueue) minK() int64 {
 // nextBucket is the distance from base to the first non-empty bucket of
 // the ring, which must not be empty.
 func (q *finQueue) nextBucket() int {
-	n := len(q.head)
-	start := int(q.base) & (n - 1)
-	w, off := start>>6, start&63
-	// The rest of the first word, then whole words around the ring.
-	if word := q.bits[w] >> off; word != 0 {
+	start := int(q.base) & (len(q.head) - 1)
+	if word := q.bits[start>>6] >> (start & 63); word != 0 {
 		return bits.TrailingZeros64(word)
 	}
+	return q.nextBucketOn(start)
+}
+
+// nextBucketOn is nextBucket past the word of bucket start, whose buckets
+// from start on are empty. Kept out of line: drainLive looks at the rest
+// of base's word itself (the next finisher is usually a few iterations
+// on) and calls this only past it, so that it keeps its state in
+// registers on the common way.
+//
+//go:noinline
+func (q *finQueue) nextBucketOn(start int) int {
+	w, off := start>>6, start&63
 	dist := 64 - off
 	for i := 1; i <= len(q.bits); i++ {
 		ww := (w + i) & (len(q.bits) - 1) // a power of two long
@@ -182,8 +191,13 @@ func (q *finQueue) drainLive(upTo int64, seqs []seqState, fin []int32) []int32 {
 		q.head[b] = -1
 		q.bits[b>>6] &^= 1 << (b & 63)
 		q.base = k + 1
-		if q.ring > 0 {
-			q.next = q.base + int64(q.nextBucket())
+		if q.ring > 0 { // nextBucket, its common way written out
+			start := int(q.base) & (len(q.head) - 1)
+			if word := q.bits[start>>6] >> (start & 63); word != 0 {
+				q.next = q.base + int64(bits.TrailingZeros64(word))
+			} else {
+				q.next = q.base + int64(q.nextBucketOn(start))
+			}
 		}
 	}
 	for len(q.far) > 0 && q.far[0].k <= upTo {
