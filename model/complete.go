@@ -121,6 +121,7 @@ func (s *Sim) doneDirect(id int32, r *request, w *workload) {
 	st := w.stats
 	in, out := int64(r.input), int64(r.output)
 	iv := s.interval(now)
+	ser := s.ser
 	if p.priced {
 		var c tokenTally
 		c.input, c.uncached, c.output = in, in, out
@@ -129,7 +130,7 @@ func (s *Sim) doneDirect(id int32, r *request, w *workload) {
 		p.spent += cost
 		p.stats.tok.add(&c)
 		st.tok.add(&c)
-		s.ser.cost[iv] += cost
+		ser.cost[iv] += cost
 	} else {
 		pt := &p.stats.tok
 		pt.input, pt.uncached, pt.output = pt.input+in, pt.uncached+in, pt.output+out
@@ -137,8 +138,8 @@ func (s *Sim) doneDirect(id int32, r *request, w *workload) {
 		wt.input, wt.uncached, wt.output = wt.input+in, wt.uncached+in, wt.output+out
 	}
 	t.hostTok += in + out
-	s.ser.inputTok[iv] += in
-	s.ser.outputTok[iv] += out
+	ser.inputTok[iv] += in
+	ser.outputTok[iv] += out
 	ttft := r.admitted + r.ttftSvc - r.arrival
 	e2e := now - r.arrival
 	qwait := r.admitted - r.arrival
@@ -171,7 +172,7 @@ func (s *Sim) doneDirect(id int32, r *request, w *workload) {
 	arrIv := s.interval(r.arrival)
 	if good {
 		st.good++
-		s.ser.arrGood[arrIv]++
+		ser.arrGood[arrIv]++
 	}
 	if w.win != nil {
 		w.win.complete(r.arrival, ttft, e2e, qwait, tpot, r.output > 1, good)
@@ -179,8 +180,8 @@ func (s *Sim) doneDirect(id int32, r *request, w *workload) {
 	if now > st.lastDone {
 		st.lastDone = now
 	}
-	s.ser.completed[iv]++
-	s.ser.latency(arrIv, ttft, qwait)
+	ser.completed[iv]++
+	ser.latency(arrIv, ttft, qwait)
 	s.release(id, r, w, now)
 }
 
@@ -206,10 +207,11 @@ func (s *Sim) doneCluster(c *cluster, id int32, r *request, w *workload, t *targ
 	iv := s.interval(now)
 	c.cs.outTok[iv] += out
 	t.gpuTok += in + out
+	ser := s.ser
 	wt := &st.tok
 	wt.input, wt.uncached, wt.read, wt.output = wt.input+in, wt.uncached+(in-cached), wt.read+cached, wt.output+out
-	s.ser.inputTok[iv] += in
-	s.ser.outputTok[iv] += out
+	ser.inputTok[iv] += in
+	ser.outputTok[iv] += out
 	ttft := r.admitted + r.ttftSvc - r.arrival
 	e2e := now - r.arrival
 	qwait := r.admitted - r.arrival
@@ -242,7 +244,7 @@ func (s *Sim) doneCluster(c *cluster, id int32, r *request, w *workload, t *targ
 	arrIv := s.interval(r.arrival)
 	if good {
 		st.good++
-		s.ser.arrGood[arrIv]++
+		ser.arrGood[arrIv]++
 	}
 	if w.win != nil {
 		w.win.complete(r.arrival, ttft, e2e, qwait, tpot, r.output > 1, good)
@@ -250,8 +252,8 @@ func (s *Sim) doneCluster(c *cluster, id int32, r *request, w *workload, t *targ
 	if now > st.lastDone {
 		st.lastDone = now
 	}
-	s.ser.completed[iv]++
-	s.ser.latency(arrIv, ttft, qwait)
+	ser.completed[iv]++
+	ser.latency(arrIv, ttft, qwait)
 	s.release(id, r, w, now)
 }
 
