@@ -52,6 +52,16 @@ func (q *finQueue) reset(base int64) {
 
 // push adds e; e.k must be at least base.
 func (q *finQueue) push(e finEntry) {
+	if uint64(e.k-q.base) >= uint64(len(q.head)) { // beyond the horizon, or no ring yet
+		q.pushBeyond(e)
+		return
+	}
+	q.insert(e)
+}
+
+// pushBeyond is push of an entry beyond the horizon: the ring grows to
+// take it if it can, else it waits in the far heap.
+func (q *finQueue) pushBeyond(e finEntry) {
 	if q.head == nil {
 		q.grow(finMinHorizon)
 	}
@@ -85,18 +95,16 @@ func (q *finQueue) grow(n int) {
 	}
 }
 
-// insert puts e, which is within the horizon, in its bucket.
+// insert puts e, which is within the horizon, in its bucket. The pool
+// grows out of line (morePool), so that the common way, a free entry
+// reused, keeps its state in registers.
 func (q *finQueue) insert(e finEntry) {
-	var i int32
-	if q.free >= 0 {
-		i = q.free
-		q.free = q.link[i]
-		q.pool[i] = e
-	} else {
-		i = int32(len(q.pool))
-		q.pool = append(q.pool, e)
-		q.link = append(q.link, -1)
+	if q.free < 0 {
+		q.morePool()
 	}
+	i := q.free
+	q.free = q.link[i]
+	q.pool[i] = e
 	b := int(e.k) & (len(q.head) - 1)
 	q.link[i] = q.head[b]
 	q.head[b] = i
@@ -105,6 +113,16 @@ func (q *finQueue) insert(e finEntry) {
 		q.next = e.k
 	}
 	q.ring++
+}
+
+// morePool adds an entry to the pool and makes it the free list's only
+// one, which the free list is empty for.
+//
+//go:noinline
+func (q *finQueue) morePool() {
+	q.free = int32(len(q.pool))
+	q.pool = append(q.pool, finEntry{})
+	q.link = append(q.link, -1)
 }
 
 func nextPow2(n int) int {
