@@ -10,7 +10,7 @@ ECHARTS_VERSION := 5.6.0
 ECHARTS_SHA256  := bf4a223524e40b77c304bec67e1222cf551f14880cf42c69dc046558e11c07b1
 ASSETS_DIR      := report/htmlreport/assets
 
-.PHONY: all build run test test-short test-browser bench perf fuzz lint compare-simpy clean assets browser node-sdks
+.PHONY: all build run test test-short test-browser bench bench-goals perf fuzz lint compare-simpy clean assets browser node-sdks
 
 all: lint test build
 
@@ -66,6 +66,10 @@ test-short:
 ## bench: every benchmark, with allocations
 bench:
 	$(GO) test -run '^$$' -bench . -benchmem ./...
+
+## bench-goals: the three speed goals' benchmarks (M/M/8, the hosted and the cluster hour) on one core, built with the CLI's profile as bin/headroom is; read cpu-ns/customer and cpu-ns/request
+bench-goals:
+	GOMAXPROCS=1 $(GO) test -run '^$$' -bench 'Benchmark(MM8|HostedHour|ClusterHour)$$' -benchtime 3x -count 5 -pgo=$(CURDIR)/cmd/headroom/default.pgo ./model/
 
 ## perf: one simulated day at 100 requests/s, timed on one core, with peak memory
 perf: build

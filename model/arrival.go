@@ -77,7 +77,11 @@ func (s *Sim) arrive(w *workload, gen uint32) {
 	}
 	if a := w.arrivals; a != nil {
 		// nextArrival, written out: a call less on every arrival.
-		if t := a.Next(); t < s.cfg.Duration {
+		t, ok := a.Ahead()
+		if !ok {
+			t = a.Next()
+		}
+		if t < s.cfg.Duration {
 			if w.onLane {
 				s.eng.ScheduleLane(w.lane, t, evArrival, int32(w.idx), 0)
 			} else {
@@ -105,14 +109,20 @@ func (s *Sim) newRequest(w *workload, now float64) {
 		return
 	}
 	w.semUsed++
-	id := s.alloc()
+	// alloc, its common case written in: the last free record.
+	var id int32
+	if n := len(s.free); n > 0 {
+		id, s.free = s.free[n-1], s.free[:n-1]
+	} else {
+		id = s.alloc()
+	}
 	r := s.issueIn(id, w, now)
 	if w.direct {
 		s.startDirect(id, w) // hosted.go
 	} else if t := &w.targets[0]; t.cdirect {
 		s.sendDirect(id, r, w, t, now, iv) // backend.go
 	} else {
-		s.attempt(id)
+		s.attemptOn(id, r, w, now) // client.go
 	}
 }
 

@@ -41,12 +41,12 @@ type target struct {
 // policy lets it. It runs at the start of a run, once any live driver is
 // set.
 func (s *Sim) markClusterDirect(w *workload) {
-	t := &w.targets[0]
-	c := t.clus
-	if c == nil || len(w.targets) != 1 || w.route != nil || s.gw != nil || s.driver != nil ||
+	if len(w.targets) != 1 || w.targets[0].clus == nil || w.route != nil || s.gw != nil || s.driver != nil ||
 		w.paceReq != nil || w.paceTok != nil || w.timeout > 0 || s.noDirect {
 		return
 	}
+	t := &w.targets[0]
+	c := t.clus
 	t.cdirect = true
 	t.cbatch = c.priority && classOf(w) == classBatch
 	t.fitIn = c.maxTokens() - w.maxTok // a cluster's blocks and lengths are fixed when it is built

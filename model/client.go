@@ -13,8 +13,12 @@ import "math"
 // attempt passes a request through the client's pacer towards the backend.
 func (s *Sim) attempt(id int32) {
 	r := &s.reqs[id]
-	w := s.wls[r.wl]
-	now := s.eng.Now()
+	s.attemptOn(id, r, s.wls[r.wl], s.eng.Now())
+}
+
+// attemptOn is attempt of r = s.reqs[id], a request of w, at now (the
+// engine's time), as its caller found them.
+func (s *Sim) attemptOn(id int32, r *request, w *workload, now float64) {
 	wait := 0.0
 	if w.paceReq != nil {
 		wait = reserve(w.paceReq, now, 1)

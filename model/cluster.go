@@ -18,8 +18,10 @@ type cluster struct {
 	gpuName, modelName string
 	noEvict            bool
 	watermark          int // KV blocks a new admission must leave free
-	// plainAdmit: paged KV without a CPU tier or no-evict reservations, not
-	// a disaggregated pool: admitPlain admits for admitWaiting
+	// plainAdmit: paged KV without a CPU tier or no-evict reservations;
+	// admitWaiting hands such a cluster's admissions to admitPlain unless
+	// it is a decode pool or the run has trace block keys (both checked
+	// there)
 	plainAdmit bool
 	idx        int
 	step       perf.StepModel

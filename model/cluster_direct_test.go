@@ -17,7 +17,9 @@ func runClusterDirect(t interface{ Fatal(...any) }, cfg Config, direct bool) ([]
 	b, s := runSet(t, cfg, func(s *Sim) { s.noDirect = !direct })
 	took := false
 	for _, w := range s.wls {
-		took = took || w.targets[0].cdirect
+		// newRequest's dispatch to sendDirect, for a workload that issued
+		// requests (a test of the path, not of the flag)
+		took = took || w.targets[0].cdirect && w.stats.attempts > 0
 	}
 	return b, took
 }

@@ -52,7 +52,7 @@ func (q *deque) popFront() int32 {
 
 // arrivalQueue is a client's queue of arrivals waiting for a slot, first
 // in, first out. It holds arrival times, not requests: a request's record
-// is made when it leaves (Sim.issue). Arrivals at the same instant (a
+// is made when it leaves (Sim.issueIn). Arrivals at the same instant (a
 // job's) share one entry, so a job of any size costs one entry. Like
 // deque's, its length is a power of two.
 type arrivalQueue struct {

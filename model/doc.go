@@ -60,6 +60,12 @@
 // (complete.go) records its completion and frees its slot, skipping the
 // checks that cannot apply; every figure goes to the same sums in the same
 // order, and TestDirectEqualsGeneral holds the two ways to the same bytes.
+// A workload whose one target is a GPU cluster, with nothing on its way,
+// is direct too: sendDirect (backend.go) takes a new request's first
+// attempt through client, router and the replica's queue in one step
+// (TestClusterDirectEqualsGeneral). Inside a cluster, admitPlain,
+// startDecode and finishLazy are the common cases' short paths, held to
+// the general ones by TestAdmitPlainEqualsGeneral and the stepping tests.
 //
 // # Around the way
 //

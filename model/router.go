@@ -54,7 +54,6 @@ func (s *Sim) routeOn(id int32, r *request, w *workload, iv int) {
 	if w.route != nil {
 		r.tgt = s.pick(w.route, w)
 		s.markSpill(id)
-		r = &s.reqs[id] // a cold start is no request, but look it up again all the same
 	}
 	s.sendTo(id, r, w, iv)
 }

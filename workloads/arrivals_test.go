@@ -223,3 +223,24 @@ func TestPoissonAheadEqualsDraw(t *testing.T) {
 		}
 	}
 }
+
+// Ahead gives the times Next gives, in the same order, whenever it has one
+// drawn, and leaves the drawing to Next when it has none.
+func TestAheadIsNext(t *testing.T) {
+	for _, spec := range []ArrivalSpec{{Kind: ArrivalPoisson}, {Kind: ArrivalGamma, CV: 2}, {Kind: ArrivalConstant}} {
+		a := NewArrivals(Constant(5), spec, rand.New(rand.NewPCG(6, 1)))
+		b := NewArrivals(Constant(5), spec, rand.New(rand.NewPCG(6, 1)))
+		for i := 0; i < 5000; i++ {
+			x, ok := a.Ahead()
+			if !ok {
+				x = a.Next()
+			}
+			if y := b.Next(); x != y {
+				t.Fatalf("%s arrival %d: Ahead or Next %v, Next %v", spec.Kind, i, x, y)
+			}
+		}
+	}
+	if _, ok := NewArrivals(Constant(5), ArrivalSpec{Kind: ArrivalPoisson}, rand.New(rand.NewPCG(6, 1))).Ahead(); ok {
+		t.Fatal("a new generator has an arrival drawn")
+	}
+}

@@ -75,12 +75,37 @@ func (t *TokenSpec) Sample(r *rand.Rand) (input, output, prefix int) {
 type TokenSampler struct {
 	t       *TokenSpec
 	in, out Sampler
+	// Fill's settings, derived once: the least prompt, the output cap
+	// (maxTokens when there is none), a fixed output's clamped count
+	// (fixOut), the number of prefixes and, when it is a power of two,
+	// the mask of a prefix index. Fill reads them from here at their use
+	// rather than hold them in registers, which the compiler would reload
+	// after every call of the loop.
+	floor, capOut, out0 int
+	fixOut              bool
+	nPre                int
+	mask                uint64
 }
 
 // Sampler returns a TokenSampler of t, which must not change while it is
 // in use.
 func (t *TokenSpec) Sampler() TokenSampler {
-	return TokenSampler{t: t, in: t.Input.Sampler(), out: t.Output.Sampler()}
+	s := TokenSampler{t: t, in: t.Input.Sampler(), out: t.Output.Sampler()}
+	s.floor, s.capOut, s.nPre = max(t.SharedPrefix, 1), t.MaxTokens, t.Prefixes
+	if s.capOut <= 0 {
+		s.capOut = maxTokens // no cap: counts are at most maxTokens anyway
+	}
+	// A fixed output draws nothing: its count, clamped, is the same for
+	// every request.
+	s.fixOut = s.out.how == sampleFixed
+	s.out0 = min(max(s.out.n, 1), s.capOut)
+	// r.IntN(n) of a power of two n is r.Uint64() masked (math/rand/v2's
+	// uint64n on a 64-bit platform): the same draw without two calls.
+	// TestTokenFillDrawsLikeSample holds the two to each other.
+	if n := s.nPre; n > 1 && n&(n-1) == 0 && !is32bit {
+		s.mask = uint64(n - 1)
+	}
+	return s
 }
 
 // Sample draws a request's prompt and output lengths and prefix index,
@@ -107,51 +132,49 @@ type TokenDraw struct{ In, Out, Prefix int32 }
 // as many calls of Sample would draw, from the same stream in the same
 // order, without a call per request.
 func (s *TokenSampler) Fill(r *rand.Rand, dst []TokenDraw) {
-	t := s.t
-	floor, capOut, nPre := max(t.SharedPrefix, 1), t.MaxTokens, t.Prefixes
-	if capOut <= 0 {
-		capOut = maxTokens // no cap: counts are at most maxTokens anyway
-	}
-	// A fixed output draws nothing: its count, clamped, is the same for
-	// every request.
-	fixOut := s.out.how == sampleFixed
-	out0 := min(max(s.out.n, 1), capOut)
-	// r.IntN(n) of a power of two n is r.Uint64() masked (math/rand/v2's
-	// uint64n on a 64-bit platform): the same draw without two calls.
-	// TestTokenFillDrawsLikeSample holds the two to each other.
-	mask := uint64(0)
-	if nPre > 1 && nPre&(nPre-1) == 0 && !is32bit {
-		mask = uint64(nPre - 1)
-	}
 	for i := range dst {
 		// count, with its common cases written in (a call less each).
 		var input int
 		switch s.in.how {
 		case sampleLogNormal:
-			input = expCount(r.NormFloat64()*s.in.sigma + s.in.mu)
+			// expCount, its common case written in: a call less, and a
+			// call less after which the loop's values are reloaded.
+			x := r.NormFloat64()*s.in.sigma + s.in.mu
+			input = -1
+			if x > -40 && x < 22 {
+				y := tableExp(x)
+				if n := float64(int64(y*(1+expSlack) + 0.5)); y*(1-expSlack) >= n-0.5 && n < maxTokens {
+					input = int(n)
+				}
+			}
+			if input < 0 {
+				input = expCountSlow(x)
+			}
 		case sampleFixed:
 			input = s.in.n
 		default:
 			input = s.in.count(r)
 		}
-		output := out0
-		if !fixOut {
+		d := &dst[i]
+		d.In = int32(min(max(input, s.floor), maxTokens))
+		if s.fixOut {
+			d.Out = int32(s.out0)
+		} else {
+			output := 0
 			if s.out.how == sampleLogNormal {
 				output = expCount(r.NormFloat64()*s.out.sigma + s.out.mu)
 			} else {
 				output = s.out.count(r)
 			}
-			output = min(max(output, 1), capOut)
+			d.Out = int32(min(max(output, 1), s.capOut))
 		}
-		input = min(max(input, floor), maxTokens)
-		prefix := 0
+		d.Prefix = 0
 		switch {
-		case mask != 0:
-			prefix = int(r.Uint64() & mask)
-		case nPre > 1:
-			prefix = r.IntN(nPre)
+		case s.mask != 0:
+			d.Prefix = int32(r.Uint64() & s.mask)
+		case s.nPre > 1:
+			d.Prefix = int32(r.IntN(s.nPre))
 		}
-		dst[i] = TokenDraw{int32(input), int32(output), int32(prefix)}
 	}
 }
 
