@@ -62,10 +62,12 @@ func (c *cluster) spanNeed(rep *replica, k int64) int {
 	return int(rep.cnt[mod(-k, int64(c.bs))])
 }
 
-// launchSpan turns a planned pure-decode iteration (its blocks already
-// taken by fastStart) into a span of as many iterations as stay unchanged.
-// It reports false when the span would be a single iteration.
-func (s *Sim) launchSpan(c *cluster, rep *replica, b *perf.Batch) bool {
+// launchSpan turns a planned pure-decode iteration of dec sequences at
+// context ctx (its blocks already taken by fastStart) into a span of as
+// many iterations as stay unchanged. It reports false when the span would
+// be a single iteration. It takes the batch's two fields, not the batch:
+// startStep's decode case then builds one only for the single iteration.
+func (s *Sim) launchSpan(c *cluster, rep *replica, dec int, ctx float64) bool {
 	if rep.fin.len() == 0 || rep.extraDT > 0 {
 		// A CPU-tier read comes with the admission it serves (tierUnfetch),
 		// which is no pure decode; should one be pending, the iteration
@@ -80,7 +82,7 @@ func (s *Sim) launchSpan(c *cluster, rep *replica, b *perf.Batch) bool {
 	// Iterations k0..last at most, within the cap; each after the first
 	// takes the blocks of the sequences crossing a block boundary.
 	m := int(min(int64(rep.spanCap), last-k0+1))
-	if c.paged() && rep.dec*blocksFor(m-1, c.bs) > rep.free { // ⌈(m−1)/bs⌉, by a shift
+	if c.paged() && rep.dec*c.blocksOf(m-1) > rep.free { // ⌈(m−1)/bs⌉, by the cluster's shift
 		// A sequence crosses at most one boundary in bs iterations: with
 		// fewer free blocks than that bound, count them iteration by
 		// iteration.
@@ -100,24 +102,39 @@ func (s *Sim) launchSpan(c *cluster, rep *replica, b *perf.Batch) bool {
 	}
 	now := s.eng.Now()
 	sp := &rep.span
-	sp.on, sp.k0, sp.m, sp.applied, sp.dec, sp.cut = true, k0, m, 1, b.Decode, false
+	sp.on, sp.k0, sp.m, sp.applied, sp.dec, sp.cut = true, k0, m, 1, dec, false
 	// Iteration times, kept for syncSpan; the buffer is reused.
 	if cap(rep.spanDT) < m {
 		rep.spanDT = make([]float64, 0, maxSpan)
 	}
 	rep.spanDT = rep.spanDT[:m] // no write barrier: only its length changes
 	dts := rep.spanDT
-	t := c.decodeSpan(b.Decode, b.Context, dts, now)
+	var t float64
+	if c.roof != nil {
+		t = c.roof.DecodeSpanEnd(dec, ctx, dts, now) // decodeSpan's first case, without its call
+	} else {
+		t = c.decodeSpan(dec, ctx, dts, now)
+	}
 	rep.span.at = now + dts[0]
-	if !c.cs.itl.TryAddN(dts[0], uint64(b.Decode)) {
-		c.cs.itl.AddN(dts[0], uint64(b.Decode))
+	if !c.cs.itl.TryAddN(dts[0], uint64(dec)) {
+		c.cs.itl.AddN(dts[0], uint64(dec))
 	}
 	if !rep.busy {
 		rep.busy = true
 		c.cs.busyG.Add(now, 1)
 	}
 	c.cs.steps++
-	s.clusterGauges(c, rep)
+	// clusterGauges, written in place (the same updates in the same
+	// order): its call cost more than its work on most spans.
+	if d := len(rep.running) - rep.lastBatch; d != 0 {
+		c.cs.batchG.Add(now, float64(d))
+		rep.batchG.Set(now, float64(len(rep.running)))
+		rep.lastBatch = len(rep.running)
+	}
+	if used := c.blocks - rep.free; used != rep.lastUsed {
+		rep.kvG.Set(now, float64(used))
+		rep.lastUsed = used
+	}
 	s.eng.Schedule(t, evStep, int32(c.replicaBase+rep.idx), rep.gen)
 	return true
 }
@@ -166,7 +183,8 @@ func (rep *replica) syncSpan(t float64) {
 func (rep *replica) applySpan(t float64) {
 	c := rep.cl
 	sp := &rep.span
-	applied, at, free := sp.applied, sp.at, rep.free
+	a0 := sp.applied // the iterations applied are counted from it: a counter of their own was one more value kept across the loop
+	applied, at, free := a0, sp.at, rep.free
 	dts := rep.spanDT[:sp.m]
 	dec := uint64(sp.dec)
 	itl := c.cs.itl
@@ -177,7 +195,6 @@ func (rep *replica) applySpan(t float64) {
 	if c.paged() {
 		cnt = rep.cnt
 	}
-	steps := 0
 	for ; applied < len(dts) && at < t; applied++ {
 		if cnt != nil {
 			// spanNeed: the sequences crossing a block boundary at k
@@ -187,7 +204,6 @@ func (rep *replica) applySpan(t float64) {
 				free -= int(cnt[mod(-k, bm+1)])
 			}
 		}
-		steps++
 		if used := c.blocks - free; used != rep.lastUsed {
 			rep.kvG.Set(at, float64(used))
 			rep.lastUsed = used
@@ -200,7 +216,7 @@ func (rep *replica) applySpan(t float64) {
 		k++
 	}
 	sp.applied, sp.at, rep.free = applied, at, free
-	c.cs.steps += int64(steps)
+	c.cs.steps += int64(applied - a0)
 }
 
 // cutSpan ends the span at the first iteration boundary after now.
@@ -226,17 +242,18 @@ func (s *Sim) cutSpan(c *cluster, rep *replica) {
 func (s *Sim) endSpan(c *cluster, rep *replica) {
 	now := s.eng.Now()
 	rep.syncSpan(now)
-	sp := rep.span
-	rep.span.on, rep.span.applied = false, sp.m
+	sp := &rep.span // its fields read, not the span copied
+	m := sp.m
+	sp.on, sp.applied = false, m
 	if sp.cut {
 		rep.spanCap = max(minSpanCap, rep.spanCap/2)
 	} else {
-		rep.spanCap = min(maxSpan, 2*max(rep.spanCap, sp.m))
+		rep.spanCap = min(maxSpan, 2*max(rep.spanCap, m))
 	}
 	// All but the last iteration changed nothing but the context; the last
 	// is applied like any fast iteration (finishers, next plan).
-	rep.iter += int64(sp.m - 1)
-	rep.cdec += float64((sp.m - 1) * sp.dec)
+	rep.iter += int64(m - 1)
+	rep.cdec += float64((m - 1) * sp.dec)
 	s.fastEnd(c, rep)
 	s.startStep(c, rep)
 }

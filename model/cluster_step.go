@@ -89,8 +89,32 @@ func (s *Sim) startStep(c *cluster, rep *replica) {
 		s.startStaticStep(c, rep)
 		return
 	}
-	if rep.fast && len(rep.prefilling) == 0 && rep.waitingLen() == 0 && s.startDecode(c, rep) {
-		return
+	if rep.fast && len(rep.prefilling) == 0 && rep.waitingLen() == 0 {
+		// The common case on a fast replica with nothing prefilling and
+		// nothing waiting: a pure decode iteration from the aggregate
+		// (fastStart with no prefills) and, when the batch stays the same
+		// for a while, a span of them (launchSpan); otherwise the single
+		// iteration (launch). When the aggregate is not built or the
+		// budget or the free blocks do not cover the decode, nothing is
+		// changed and the iteration is planned the general way below.
+		// Written here, not called: a call of its own cost its arguments'
+		// reloads and a frame on two events in three.
+		dec := rep.dec
+		if dec == len(rep.running) && dec <= c.spec.MaxNumBatchedTokens && !s.refStepping {
+			crossing := 0 // decoding sequences whose context crosses a block boundary now
+			if c.pagedKV && dec > 0 {
+				crossing = int(rep.cnt[c.phase(-rep.iter)])
+			}
+			if crossing <= rep.free {
+				rep.preempted = false
+				rep.free -= crossing
+				if dec > 0 && !s.noSpans && s.launchSpan(c, rep, dec, rep.cdec) {
+					return
+				}
+				s.launch(c, rep, &perf.Batch{Decode: dec, Context: rep.cdec})
+				return
+			}
+		}
 	}
 	budget := c.spec.MaxNumBatchedTokens
 	rep.preempted = false
@@ -105,39 +129,10 @@ func (s *Sim) startStep(c *cluster, rep *replica) {
 	if rep.waitingLen() > 0 {
 		s.admitWaiting(c, rep, &budget, &b) // which admits nothing from empty queues
 	}
-	if rep.fast && b.Prefill == 0 && b.Decode > 0 && !s.noSpans && s.launchSpan(c, rep, &b) {
+	if rep.fast && b.Prefill == 0 && b.Decode > 0 && !s.noSpans && s.launchSpan(c, rep, b.Decode, b.Context) {
 		return
 	}
 	s.launch(c, rep, &b)
-}
-
-// startDecode is startStep's common case on a fast replica with nothing
-// prefilling and nothing waiting: a pure decode iteration from the
-// aggregate (fastStart with no prefills) and, when the batch stays the same
-// for a while, a span of them (launchSpan); otherwise the single iteration
-// (launch). It reports false, having changed nothing, when the aggregate
-// is not built or the budget or the free blocks do not cover the decode,
-// for startStep to plan the iteration the general way.
-func (s *Sim) startDecode(c *cluster, rep *replica) bool {
-	dec := rep.dec
-	if dec != len(rep.running) || dec > c.spec.MaxNumBatchedTokens || s.refStepping {
-		return false
-	}
-	crossing := 0 // decoding sequences whose context crosses a block boundary now
-	if c.pagedKV && dec > 0 {
-		crossing = int(rep.cnt[c.phase(-rep.iter)])
-		if crossing > rep.free {
-			return false
-		}
-	}
-	rep.preempted = false
-	rep.free -= crossing
-	b := perf.Batch{Decode: dec, Context: rep.cdec}
-	if dec > 0 && !s.noSpans && s.launchSpan(c, rep, &b) {
-		return true
-	}
-	s.launch(c, rep, &b)
-	return true
 }
 
 // refRunning plans the running sequences one by one (the reference
@@ -397,8 +392,9 @@ func (s *Sim) admitPlain(c *cluster, rep *replica, budgetp *int, b *perf.Batch) 
 			}
 			ch = rem
 		}
-		// Blocks for the whole prompt at admission, as admitWaiting says.
-		need := blocksFor(int(sq.target), c.bs) - shared - int(sq.blocks)
+		// Blocks for the whole prompt at admission, as admitWaiting says
+		// (blocksOf: blocksFor by the cluster's shift, not one found anew).
+		need := c.blocksOf(int(sq.target)) - shared - int(sq.blocks)
 		if e != nil {
 			e.refs++ // pinned, so making room cannot evict it
 		}
@@ -456,7 +452,15 @@ func (s *Sim) launch(c *cluster, rep *replica, b *perf.Batch) {
 	}
 	var dt float64
 	if c.roof != nil {
-		dt = c.roof.StepTime(*b) // no interface call on the hot path
+		// No interface call on the hot path; a pure decode step's fixed
+		// part is looked up (DecodeTime is StepTime for it, bit for bit).
+		ok := false
+		if b.Prefill == 0 && b.PrefillSeqs == 0 && b.PrefillContext == 0 && b.Decode > 0 {
+			dt, ok = c.roof.DecodeTime(b.Decode, b.Context)
+		}
+		if !ok {
+			dt = c.roof.StepTime(*b)
+		}
 	} else {
 		dt = c.step.StepTime(*b)
 	}
@@ -471,7 +475,17 @@ func (s *Sim) launch(c *cluster, rep *replica, b *perf.Batch) {
 		c.cs.busyG.Add(now, 1)
 	}
 	c.cs.steps++
-	s.clusterGauges(c, rep)
+	// clusterGauges, written in place as in launchSpan (the same updates
+	// in the same order).
+	if d := len(rep.running) - rep.lastBatch; d != 0 {
+		c.cs.batchG.Add(now, float64(d))
+		rep.batchG.Set(now, float64(len(rep.running)))
+		rep.lastBatch = len(rep.running)
+	}
+	if used := c.blocks - rep.free; used != rep.lastUsed {
+		rep.kvG.Set(now, float64(used))
+		rep.lastUsed = used
+	}
 	s.eng.Schedule(now+dt, evStep, int32(c.replicaBase+rep.idx), rep.gen)
 }
 

@@ -212,11 +212,30 @@ type coeffs struct {
 	mKV                float64 // seconds per KV token read or written
 	commFixed, commTok float64
 	smooth             bool
+	// dec[d] is decodeTerms' t for d sequences, 0 < d < len(dec): Prepare
+	// fills it, so that a span or a decode step looks its fixed part up
+	// instead of computing a square root and a dozen terms. Being part of
+	// the coefficients, it is dropped wherever they are (r.k = coeffs{}).
+	dec []float64
 }
+
+// decTable is how many decode counts Prepare tabulates: vLLM's default
+// max_num_seqs is 256, and a replica batches at most that many sequences
+// unless its configuration raises it.
+const decTable = 1025
 
 // Prepare computes the roofline's constants once; StepTime is then a few
 // multiplications. Changing a field afterwards needs another Prepare.
-func (r *Roofline) Prepare() { r.k = coeffs{}; r.k = r.coeffs() }
+func (r *Roofline) Prepare() {
+	r.k = coeffs{}
+	k := r.coeffs()
+	dec := make([]float64, decTable)
+	for d := 1; d < len(dec); d++ {
+		dec[d] = k.decodeT(d)
+	}
+	k.dec = dec
+	r.k = k
+}
 
 func (r *Roofline) coeffs() coeffs {
 	if r.k.ok {
@@ -319,11 +338,27 @@ func attentionPairs(b Batch) float64 {
 // splitPairs is b's attention pairs of decoding tokens and of prompt
 // tokens; see Roofline.FLOPs.
 func splitPairs(b Batch) (decode, prefill float64) {
-	pf := float64(max(b.Prefill, 0))
-	pc := max(b.PrefillContext, pf)
-	decode = max(b.Context-pc, 0)
+	return pairsOf(b.PrefillSeqs, b.Prefill, b.Context, b.PrefillContext)
+}
+
+// pairsOf is splitPairs of a batch given by its fields.
+func pairsOf(prefillSeqs, prefillTok int, context, prefillContext float64) (decode, prefill float64) {
+	// The two float maxima by comparisons, which cost fewer instructions
+	// than max's handling of every case of NaN and signed zero for two
+	// unknown operands, with its results: pf is never NaN nor −0, so
+	// max(pctx, pf) is pctx when it is larger or NaN, else pf; and
+	// max(x, 0) is x when it is positive or NaN, else +0.
+	pf := float64(max(prefillTok, 0))
+	pc := pf
+	if prefillContext > pf || prefillContext != prefillContext {
+		pc = prefillContext
+	}
+	decode = context - pc
+	if !(decode > 0) && decode == decode {
+		decode = 0
+	}
 	if pf > 0 {
-		seqs := float64(max(b.PrefillSeqs, 1))
+		seqs := float64(max(prefillSeqs, 1))
 		nbar := pf / seqs
 		prefill = pf * (pc/seqs - nbar/2)
 	}
@@ -511,16 +546,25 @@ func (r *Roofline) MemoryTime(b Batch) float64 {
 // StepTime is the step time of b in seconds (see Roofline), or 0 for an
 // empty batch.
 func (r *Roofline) StepTime(b Batch) float64 {
-	if b.Decode <= 0 && b.Prefill <= 0 && b.PrefillSeqs <= 0 {
+	// The batch's fields go to stepTime in registers: a struct of five
+	// fields is kept in memory, every use of one a load (and the
+	// arguments stored there first).
+	return r.stepTime(b.Decode, b.PrefillSeqs, b.Prefill, b.Context, b.PrefillContext)
+}
+
+// stepTime is StepTime of the batch of these fields.
+func (r *Roofline) stepTime(decode, prefillSeqs, prefill int, context, prefillContext float64) float64 {
+	if decode <= 0 && prefill <= 0 && prefillSeqs <= 0 {
 		return 0
 	}
 	k := &r.k
 	if !k.ok {
-		kk := r.coeffs()
-		k = &kk
+		// Out of line: computing the coefficients here made the step of
+		// a prepared roofline keep a copy of them on the stack.
+		return r.stepUnprepared(Batch{Decode: decode, PrefillSeqs: prefillSeqs, Prefill: prefill, Context: context, PrefillContext: prefillContext})
 	}
-	n := float64(b.Decode + b.Prefill)
-	s := float64(b.Decode + b.PrefillSeqs)
+	n := float64(decode + prefill)
+	s := float64(decode + prefillSeqs)
 	c := k.cTok*n + k.cSeq*s
 	m := k.mDense + k.mHead
 	if k.mExpert > 0 {
@@ -533,11 +577,19 @@ func (r *Roofline) StepTime(b Batch) float64 {
 		lin = max(c, m)
 	}
 	t := k.fixed + s*k.perSeq + lin + k.commFixed + (k.commTok+k.ew)*n
-	if b.Prefill > 0 || b.PrefillContext > 0 {
-		d, p := splitPairs(b)
+	if prefill > 0 || prefillContext > 0 {
+		d, p := pairsOf(prefillSeqs, prefill, context, prefillContext)
 		return t + k.cPair*p + k.mKV*(d+n)
 	}
-	return t + k.mKV*(max(b.Context, 0)+n)
+	return t + k.mKV*(max(context, 0)+n)
+}
+
+// stepUnprepared is StepTime of a roofline Prepare has not seen (or whose
+// coefficients were dropped): StepTime of a copy with them computed.
+func (r *Roofline) stepUnprepared(b Batch) float64 {
+	rr := *r
+	rr.k = r.coeffs()
+	return rr.StepTime(b)
 }
 
 // decodeTerms is what a pure decode step of d > 0 sequences costs apart
@@ -545,10 +597,19 @@ func (r *Roofline) StepTime(b Batch) float64 {
 // at context ctx ≥ 0 takes t + mKV·(ctx + d), as StepTime computes it.
 func (r *Roofline) decodeTerms(d int) (t, mKV float64) {
 	k := &r.k
+	if uint(d) < uint(len(k.dec)) {
+		return k.dec[d], k.mKV
+	}
 	if !k.ok {
 		kk := r.coeffs()
 		k = &kk
 	}
+	return k.decodeT(d), k.mKV
+}
+
+// decodeT is decodeTerms' t computed, by StepTime's operations in
+// StepTime's order.
+func (k *coeffs) decodeT(d int) float64 {
 	n := float64(d)
 	s := float64(d)
 	c := k.cTok*n + k.cSeq*s
@@ -562,8 +623,24 @@ func (r *Roofline) decodeTerms(d int) (t, mKV float64) {
 	} else {
 		lin = max(c, m)
 	}
-	t = k.fixed + s*k.perSeq + lin + k.commFixed + (k.commTok+k.ew)*n
-	return t, k.mKV
+	return k.fixed + s*k.perSeq + lin + k.commFixed + (k.commTok+k.ew)*n
+}
+
+// DecodeTime is StepTime(Batch{Decode: d, Context: ctx}) for d > 0, bit
+// for bit, with the terms that do not depend on the context looked up in
+// the table Prepare made. It reports false, for the caller to call
+// StepTime, when d is beyond the table (or the roofline unprepared): that
+// keeps it small enough to be inlined at its call. A negative context is
+// clamped by a comparison, as in DecodeSpan (max costs the inliner more).
+func (r *Roofline) DecodeTime(d int, ctx float64) (float64, bool) {
+	k := &r.k
+	if uint(d) >= uint(len(k.dec)) {
+		return 0, false
+	}
+	if ctx < 0 {
+		ctx = 0
+	}
+	return k.dec[d] + k.mKV*(ctx+float64(d)), true
 }
 
 // DecodeSpan fills dts[j] with the time of a pure decode step of d
@@ -603,7 +680,12 @@ func (r *Roofline) DecodeSpanEnd(d int, ctx0 float64, dts []float64, t0 float64)
 		return t0
 	}
 	n := float64(d)
-	t, mKV := r.decodeTerms(d) // see DecodeSpan
+	var t, mKV float64 // see DecodeSpan
+	if k := &r.k; uint(d) < uint(len(k.dec)) {
+		t, mKV = k.dec[d], k.mKV // decodeTerms' lookup, inlined
+	} else {
+		t, mKV = r.decodeTerms(d)
+	}
 	end := t0
 	for j := range dts {
 		ctx := ctx0 + float64(j*d)

@@ -238,6 +238,39 @@ func TestDecodeSpanEqualsStepTime(t *testing.T) {
 	})
 }
 
+// DecodeTime gives bit for bit what StepTime gives for a pure decode
+// step when the roofline is prepared and the decode count within Prepare's
+// table, and declines otherwise; DecodeSpan, which looks the table up too,
+// agrees with StepTime within the table and beyond it.
+func TestDecodeTimeEqualsStepTime(t *testing.T) {
+	rapid.Check(t, func(t *rapid.T) {
+		r := genRoofline(t)
+		r.SmoothKnee = rapid.Bool().Draw(t, "smooth")
+		r.OverheadPerLayer = rapid.Float64Range(0, 1e-4).Draw(t, "opl")
+		r.OverheadPerSeq = rapid.Float64Range(0, 1e-4).Draw(t, "ops")
+		r.CollectiveLatency = rapid.Float64Range(0, 1e-5).Draw(t, "lat")
+		if rapid.Bool().Draw(t, "prepare") {
+			r.Prepare()
+		}
+		d := rapid.IntRange(1, 2*decTable).Draw(t, "d")
+		ctx := float64(rapid.IntRange(-4, 1<<20).Draw(t, "ctx"))
+		got, ok := r.DecodeTime(d, ctx)
+		if want := r.StepTime(Batch{Decode: d, Context: ctx}); ok && got != want {
+			t.Fatalf("DecodeTime %v, StepTime %v", got, want)
+		}
+		if tab := len(r.k.dec) > 0 && d < decTable; ok != tab {
+			t.Fatalf("DecodeTime ok %v with d %d, prepared %v", ok, d, len(r.k.dec) > 0)
+		}
+		dts := make([]float64, 3)
+		r.DecodeSpan(d, ctx, dts)
+		for j, got := range dts {
+			if want := r.StepTime(Batch{Decode: d, Context: ctx + float64(j*d)}); got != want {
+				t.Fatalf("span step %d: %v, StepTime %v", j, got, want)
+			}
+		}
+	})
+}
+
 // DecodeSpanEnd gives bit for bit DecodeSpan's times and their sum from
 // t0, added in order.
 func TestDecodeSpanEndIsDecodeSpanSummed(t *testing.T) {
@@ -328,5 +361,32 @@ func TestRooflineAllReduceLatency(t *testing.T) {
 	}
 	if err := (&Roofline{GPU: r.GPU, Model: r.Model, AllReduce: 9}).Validate(); err == nil {
 		t.Error("an unknown all-reduce algorithm validates")
+	}
+}
+
+// pairsOf's comparisons give what max gives, NaN and signed zeros
+// included (StepTime's prefill terms depend on them).
+func TestPairsOfIsMax(t *testing.T) {
+	same := func(a, b float64) bool {
+		return math.Float64bits(a) == math.Float64bits(b) || a != a && b != b
+	}
+	vals := []float64{math.NaN(), math.Inf(1), math.Inf(-1), 0, math.Copysign(0, -1), -3, 1, 7, 4096}
+	for _, ps := range []int{0, 1, 3} {
+		for _, p := range []int{-1, 0, 1, 7} {
+			for _, ctx := range vals {
+				for _, pctx := range vals {
+					pf := float64(max(p, 0))
+					pc := max(pctx, pf)
+					wd, wp := max(ctx-pc, 0), 0.0
+					if pf > 0 {
+						seqs := float64(max(ps, 1))
+						wp = pf * (pc/seqs - pf/seqs/2)
+					}
+					if d, q := pairsOf(ps, p, ctx, pctx); !same(d, wd) || !same(q, wp) {
+						t.Errorf("pairsOf(%d, %d, %v, %v) = %v, %v; with max %v, %v", ps, p, ctx, pctx, d, q, wd, wp)
+					}
+				}
+			}
+		}
 	}
 }
