@@ -329,7 +329,7 @@ func (s *Sim) finishAll(c *cluster, rep *replica, fin []int32) {
 	for _, id := range fin {
 		sq := &s.seqs[id]
 		if sq.lazy && plain {
-			s.finishLazy(c, rep, id)
+			s.finishLazy(c, rep, id, sq)
 			continue
 		}
 		if sq.lazy {
@@ -352,10 +352,10 @@ func (s *Sim) finishAll(c *cluster, rep *replica, fin []int32) {
 // cluster without a trace's block keys, in one pass over its state: the
 // blocks leaveDecode would write back are freed at once (releaseKV adds
 // them to the free count and zeroes them), and there are no cached blocks
-// to unpin (releaseBlocks) or to write (cacheOutput). The stepping tests
-// hold it to the reference byte for byte.
-func (s *Sim) finishLazy(c *cluster, rep *replica, id int32) {
-	sq := &s.seqs[id]
+// to unpin (releaseBlocks) or to write (cacheOutput). sq is s.seqs[id],
+// which finishAll has at hand. The stepping tests hold it to the
+// reference byte for byte.
+func (s *Sim) finishLazy(c *cluster, rep *replica, id int32, sq *seqState) {
 	r := &s.reqs[id]
 	gen := sq.g0 + int32(rep.iter-sq.it0)
 	sq.generated = gen
@@ -376,7 +376,7 @@ func (s *Sim) finishLazy(c *cluster, rep *replica, id int32) {
 		}
 		sq.prefix = -1
 	}
-	s.completeCluster(c, id)
+	s.completeSeq(c, id, r, sq.cached)
 }
 
 // removeRunning deletes a sequence from the running list, which is in

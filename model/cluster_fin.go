@@ -52,6 +52,16 @@ func (q *finQueue) reset(base int64) {
 
 // push adds e; e.k must be at least base.
 func (q *finQueue) push(e finEntry) {
+	if uint64(e.k-q.base) >= uint64(len(q.head)) { // beyond the horizon, or no ring yet
+		q.pushBeyond(e)
+		return
+	}
+	q.insert(e)
+}
+
+// pushBeyond is push of an entry beyond the horizon: the ring grows to
+// take it if it can, else it waits in the far heap.
+func (q *finQueue) pushBeyond(e finEntry) {
 	if q.head == nil {
 		q.grow(finMinHorizon)
 	}
@@ -85,18 +95,16 @@ func (q *finQueue) grow(n int) {
 	}
 }
 
-// insert puts e, which is within the horizon, in its bucket.
+// insert puts e, which is within the horizon, in its bucket. The pool
+// grows out of line (morePool), so that the common way, a free entry
+// reused, keeps its state in registers.
 func (q *finQueue) insert(e finEntry) {
-	var i int32
-	if q.free >= 0 {
-		i = q.free
-		q.free = q.link[i]
-		q.pool[i] = e
-	} else {
-		i = int32(len(q.pool))
-		q.pool = append(q.pool, e)
-		q.link = append(q.link, -1)
+	if q.free < 0 {
+		q.morePool()
 	}
+	i := q.free
+	q.free = q.link[i]
+	q.pool[i] = e
 	b := int(e.k) & (len(q.head) - 1)
 	q.link[i] = q.head[b]
 	q.head[b] = i
@@ -105,6 +113,16 @@ func (q *finQueue) insert(e finEntry) {
 		q.next = e.k
 	}
 	q.ring++
+}
+
+// morePool adds an entry to the pool and makes it the free list's only
+// one, which the free list is empty for.
+//
+//go:noinline
+func (q *finQueue) morePool() {
+	q.free = int32(len(q.pool))
+	q.pool = append(q.pool, finEntry{})
+	q.link = append(q.link, -1)
 }
 
 func nextPow2(n int) int {
@@ -129,13 +147,22 @@ func (q *finQueue) minK() int64 {
 // nextBucket is the distance from base to the first non-empty bucket of
 // the ring, which must not be empty.
 func (q *finQueue) nextBucket() int {
-	n := len(q.head)
-	start := int(q.base) & (n - 1)
-	w, off := start>>6, start&63
-	// The rest of the first word, then whole words around the ring.
-	if word := q.bits[w] >> off; word != 0 {
+	start := int(q.base) & (len(q.head) - 1)
+	if word := q.bits[start>>6] >> (start & 63); word != 0 {
 		return bits.TrailingZeros64(word)
 	}
+	return q.nextBucketOn(start)
+}
+
+// nextBucketOn is nextBucket past the word of bucket start, whose buckets
+// from start on are empty. Kept out of line: drainLive looks at the rest
+// of base's word itself (the next finisher is usually a few iterations
+// on) and calls this only past it, so that it keeps its state in
+// registers on the common way.
+//
+//go:noinline
+func (q *finQueue) nextBucketOn(start int) int {
+	w, off := start>>6, start&63
 	dist := 64 - off
 	for i := 1; i <= len(q.bits); i++ {
 		ww := (w + i) & (len(q.bits) - 1) // a power of two long
@@ -182,8 +209,13 @@ func (q *finQueue) drainLive(upTo int64, seqs []seqState, fin []int32) []int32 {
 		q.head[b] = -1
 		q.bits[b>>6] &^= 1 << (b & 63)
 		q.base = k + 1
-		if q.ring > 0 {
-			q.next = q.base + int64(q.nextBucket())
+		if q.ring > 0 { // nextBucket, its common way written out
+			start := int(q.base) & (len(q.head) - 1)
+			if word := q.bits[start>>6] >> (start & 63); word != 0 {
+				q.next = q.base + int64(bits.TrailingZeros64(word))
+			} else {
+				q.next = q.base + int64(q.nextBucketOn(start))
+			}
 		}
 	}
 	for len(q.far) > 0 && q.far[0].k <= upTo {

@@ -671,17 +671,28 @@ func (s *Sim) registerPrefix(c *cluster, rep *replica, id int32) {
 // completeCluster records a request served by a cluster. GPU time is
 // priced by the hour, not per token, so the tally carries no cost here.
 func (s *Sim) completeCluster(c *cluster, id int32) {
-	r := &s.reqs[id]
+	s.completeSeq(c, id, &s.reqs[id], s.seqs[id].cached)
+}
+
+// completeSeq is completeCluster of r = s.reqs[id], whose sequence served
+// cached prompt tokens from the prefix cache: finishLazy has both at hand.
+func (s *Sim) completeSeq(c *cluster, id int32, r *request, cached32 int32) {
 	if c.pd != nil && c.pd.prefill && r.output > 1 {
 		s.pdHandoff(c, id) // to the decode pool
 		return
 	}
+	w := s.wls[r.wl]
+	tg := &w.targets[r.tgt]
+	if tg.cdirect && !r.orphan {
+		s.doneCluster(c, id, r, w, tg, cached32) // complete.go
+		return
+	}
 	var t tokenTally
-	cached := int64(s.seqs[id].cached)
+	cached := int64(cached32)
 	t.input, t.uncached, t.read, t.output = int64(r.input), int64(r.input)-cached, cached, int64(r.output)
 	c.stats.tok.addTokens(&t)
 	c.cs.outTok[s.interval(s.eng.Now())] += t.output
-	s.tgt(r).gpuTok += t.input + t.output
+	tg.gpuTok += t.input + t.output
 	s.completeBilled(id, &t, false) // its costs are zeros, which would leave every sum as it is
 }
 

@@ -98,7 +98,9 @@ func (s *Sim) completeBilled(id int32, tally *tokenTally, billed bool) {
 	s.ser.completed[iv]++
 	s.ser.latency(arrIv, ttft, qwait)
 	s.observeDone(id, tally)
-	s.finish(id, w)
+	// r again: a live driver told of the completion may have issued
+	// requests, which can move the records.
+	s.release(id, &s.reqs[id], w, now)
 }
 
 // doneDirect is done, completeBilled and finish of a request r =
@@ -119,6 +121,7 @@ func (s *Sim) doneDirect(id int32, r *request, w *workload) {
 	st := w.stats
 	in, out := int64(r.input), int64(r.output)
 	iv := s.interval(now)
+	ser := s.ser
 	if p.priced {
 		var c tokenTally
 		c.input, c.uncached, c.output = in, in, out
@@ -127,7 +130,7 @@ func (s *Sim) doneDirect(id int32, r *request, w *workload) {
 		p.spent += cost
 		p.stats.tok.add(&c)
 		st.tok.add(&c)
-		s.ser.cost[iv] += cost
+		ser.cost[iv] += cost
 	} else {
 		pt := &p.stats.tok
 		pt.input, pt.uncached, pt.output = pt.input+in, pt.uncached+in, pt.output+out
@@ -135,8 +138,8 @@ func (s *Sim) doneDirect(id int32, r *request, w *workload) {
 		wt.input, wt.uncached, wt.output = wt.input+in, wt.uncached+in, wt.output+out
 	}
 	t.hostTok += in + out
-	s.ser.inputTok[iv] += in
-	s.ser.outputTok[iv] += out
+	ser.inputTok[iv] += in
+	ser.outputTok[iv] += out
 	ttft := r.admitted + r.ttftSvc - r.arrival
 	e2e := now - r.arrival
 	qwait := r.admitted - r.arrival
@@ -169,7 +172,7 @@ func (s *Sim) doneDirect(id int32, r *request, w *workload) {
 	arrIv := s.interval(r.arrival)
 	if good {
 		st.good++
-		s.ser.arrGood[arrIv]++
+		ser.arrGood[arrIv]++
 	}
 	if w.win != nil {
 		w.win.complete(r.arrival, ttft, e2e, qwait, tpot, r.output > 1, good)
@@ -177,9 +180,81 @@ func (s *Sim) doneDirect(id int32, r *request, w *workload) {
 	if now > st.lastDone {
 		st.lastDone = now
 	}
-	s.ser.completed[iv]++
-	s.ser.latency(arrIv, ttft, qwait)
-	s.finish(id, w)
+	ser.completed[iv]++
+	ser.latency(arrIv, ttft, qwait)
+	s.release(id, r, w, now)
+}
+
+// doneCluster is completeCluster, completeBilled and finish of a request
+// r = s.reqs[id] (whose sequence served cached prompt tokens from the
+// prefix cache) of a workload w whose target t, the cluster c, is marked
+// cdirect (markClusterDirect, backend.go): nothing else is on its way back
+// (no route, gateway, live driver or timeout, so no orphan and no
+// response-cache hit), and its tally carries no cost (GPU time is priced
+// by the hour). Every figure is added as the general path adds it, in the
+// same order; a zero it would add is left out, which leaves an integer
+// sum as it is. The latency statistics are completeBilled's, written out
+// again as doneDirect's are, for the same reason (a call less and no
+// reloads on every request); TestClusterDirectEqualsGeneral holds the
+// copies to the same bytes.
+func (s *Sim) doneCluster(c *cluster, id int32, r *request, w *workload, t *target, cached32 int32) {
+	now := s.eng.Now()
+	st := w.stats
+	in, out := int64(r.input), int64(r.output)
+	cached := int64(cached32)
+	ct := &c.stats.tok
+	ct.input, ct.uncached, ct.read, ct.output = ct.input+in, ct.uncached+(in-cached), ct.read+cached, ct.output+out
+	iv := s.interval(now)
+	c.cs.outTok[iv] += out
+	t.gpuTok += in + out
+	ser := s.ser
+	wt := &st.tok
+	wt.input, wt.uncached, wt.read, wt.output = wt.input+in, wt.uncached+(in-cached), wt.read+cached, wt.output+out
+	ser.inputTok[iv] += in
+	ser.outputTok[iv] += out
+	ttft := r.admitted + r.ttftSvc - r.arrival
+	e2e := now - r.arrival
+	qwait := r.admitted - r.arrival
+	st.completed++
+	if st.twin { // the series records the values (markTwins)
+		st.ttftSum.Add(ttft)
+		st.qwaitSum.Add(qwait)
+	} else {
+		if !st.ttft.TryAdd(ttft) {
+			st.ttft.Add(ttft)
+		}
+		if !st.qwait.TryAdd(qwait) {
+			st.qwait.Add(qwait)
+		}
+	}
+	if !st.e2e.TryAdd(e2e) {
+		st.e2e.Add(e2e)
+	}
+	if !st.ttftSvc.TryAdd(r.ttftSvc) {
+		st.ttftSvc.Add(r.ttftSvc)
+	}
+	tpot := 0.0
+	if r.output > 1 {
+		tpot = (e2e - ttft) / float64(r.output-1)
+		if !st.tpot.TryAdd(tpot) {
+			st.tpot.Add(tpot)
+		}
+	}
+	good := !st.sloSet || (w.slo[0] == 0 || ttft <= w.slo[0]) && (w.slo[1] == 0 || tpot <= w.slo[1]) && (w.slo[2] == 0 || e2e <= w.slo[2])
+	arrIv := s.interval(r.arrival)
+	if good {
+		st.good++
+		ser.arrGood[arrIv]++
+	}
+	if w.win != nil {
+		w.win.complete(r.arrival, ttft, e2e, qwait, tpot, r.output > 1, good)
+	}
+	if now > st.lastDone {
+		st.lastDone = now
+	}
+	ser.completed[iv]++
+	ser.latency(arrIv, ttft, qwait)
+	s.release(id, r, w, now)
 }
 
 // fail ends a request without an answer.
@@ -205,9 +280,11 @@ func (s *Sim) fail(id int32, reason int) {
 }
 
 // finish releases the request's client slot and its record.
-func (s *Sim) finish(id int32, w *workload) {
-	now := s.eng.Now()
-	r := &s.reqs[id]
+func (s *Sim) finish(id int32, w *workload) { s.release(id, &s.reqs[id], w, s.eng.Now()) }
+
+// release is finish of r = s.reqs[id] at now, the engine's time, for the
+// callers that have both at hand.
+func (s *Sim) release(id int32, r *request, w *workload, now float64) {
 	r.state = stFree
 	r.gen++
 	s.live--

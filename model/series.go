@@ -38,14 +38,17 @@ func (s *seriesStats) reject(reason, iv int) {
 // latency records a completed request's TTFT and queue wait in the
 // interval it arrived in.
 func (s *seriesStats) latency(iv int, ttft, qwait float64) {
-	if s.ttft[iv] == nil {
-		s.ttft[iv] = sim.NewSketch()
-		s.qwait[iv] = sim.NewSketch()
+	// Both sketches read once: with the stores of the first completion of
+	// an interval between them, each would be looked up again.
+	t, q := s.ttft[iv], s.qwait[iv]
+	if t == nil {
+		t, q = sim.NewSketch(), sim.NewSketch()
+		s.ttft[iv], s.qwait[iv] = t, q
 	}
-	if t := s.ttft[iv]; !t.TryAdd(ttft) {
+	if !t.TryAdd(ttft) {
 		t.Add(ttft)
 	}
-	if q := s.qwait[iv]; !q.TryAdd(qwait) {
+	if !q.TryAdd(qwait) {
 		q.Add(qwait)
 	}
 }
