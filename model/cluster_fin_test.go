@@ -109,8 +109,8 @@ func TestDrainLiveIsDrainFiltered(t *testing.T) {
 	})
 }
 
-// drain, the reference drainLive is held to, appends to out every entry with k <= upTo, in no particular
-// order, and moves base past upTo.
+// drain, the reference drainLive is held to, appends to out every entry
+// with k <= upTo, in no particular order, and moves base past upTo.
 func (q *finQueue) drain(upTo int64, out []finEntry) []finEntry {
 	for q.ring > 0 && q.next <= upTo {
 		k := q.next

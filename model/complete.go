@@ -103,26 +103,38 @@ func (s *Sim) completeBilled(id int32, tally *tokenTally, billed bool) {
 	s.release(id, &s.reqs[id], w, now)
 }
 
-// doneDirect is done, completeBilled and finish of a request r =
-// s.reqs[id] of a direct workload w (startDirect, hosted.go), in one step:
-// its target settles nothing (no limit, concurrency cap or batch lane),
-// its tokens are all uncached input (no prompt cache) and output, and
-// nothing else is on its way back (no route, gateway, orphan or live
-// driver). Every figure is added as the general path adds it; a zero it
-// would add is left out, which leaves an integer sum as it is. The
-// latency statistics from ttft on are completeBilled's, written out again
-// on purpose: sharing them through one call made the M/M/8 run of make
-// compare-simpy 5–20% slower when measured, which its 60× margin cannot
-// spare. TestDirectEqualsGeneral holds the two copies to the same bytes.
-func (s *Sim) doneDirect(id int32, r *request, w *workload) {
+// doneDirect is the completion of a request r = s.reqs[id] of a direct
+// workload w in one step: done, completeBilled and finish for a hosted
+// target (startDirect, hosted.go), completeCluster, completeBilled and
+// finish for a cluster (sendDirect, backend.go; cached is the prompt tokens
+// its sequence read from the prefix cache, 0 for a hosted target). Nothing
+// else is on its way back: no route, gateway, orphan, live driver or
+// timeout, so no response-cache hit. A hosted target settles nothing (no
+// limit, concurrency cap or batch lane) and its tokens are all uncached
+// input (no prompt cache) and output; a cluster's tally carries no cost
+// (GPU time is priced by the hour). Every figure is added as the general
+// path adds it; a zero it would add is left out, which leaves an integer
+// sum as it is. The latency statistics from ttft on are completeBilled's,
+// written out again on purpose: sharing them through one call made the
+// M/M/8 run of make compare-simpy 5–20% slower when measured, and 1.4%
+// slower still after the fifth pass. TestDirectEqualsGeneral and
+// TestClusterDirectEqualsGeneral hold the copies to the same bytes.
+func (s *Sim) doneDirect(id int32, r *request, w *workload, cached32 int32) {
 	t := &w.targets[0]
-	p := t.prov
 	now := s.eng.Now()
 	st := w.stats
 	in, out := int64(r.input), int64(r.output)
 	iv := s.interval(now)
 	ser := s.ser
-	if p.priced {
+	if c := t.clus; c != nil {
+		cached := int64(cached32)
+		ct := &c.stats.tok
+		ct.input, ct.uncached, ct.read, ct.output = ct.input+in, ct.uncached+(in-cached), ct.read+cached, ct.output+out
+		c.cs.outTok[iv] += out
+		t.gpuTok += in + out
+		wt := &st.tok
+		wt.input, wt.uncached, wt.read, wt.output = wt.input+in, wt.uncached+(in-cached), wt.read+cached, wt.output+out
+	} else if p := t.prov; p.priced {
 		var c tokenTally
 		c.input, c.uncached, c.output = in, in, out
 		c.costIn, c.costW, c.costR, c.costOut = p.price(int(r.input), 0, 0, int(r.output), false)
@@ -131,85 +143,14 @@ func (s *Sim) doneDirect(id int32, r *request, w *workload) {
 		p.stats.tok.add(&c)
 		st.tok.add(&c)
 		ser.cost[iv] += cost
+		t.hostTok += in + out
 	} else {
 		pt := &p.stats.tok
 		pt.input, pt.uncached, pt.output = pt.input+in, pt.uncached+in, pt.output+out
 		wt := &st.tok
 		wt.input, wt.uncached, wt.output = wt.input+in, wt.uncached+in, wt.output+out
+		t.hostTok += in + out
 	}
-	t.hostTok += in + out
-	ser.inputTok[iv] += in
-	ser.outputTok[iv] += out
-	ttft := r.admitted + r.ttftSvc - r.arrival
-	e2e := now - r.arrival
-	qwait := r.admitted - r.arrival
-	st.completed++
-	if st.twin { // the series records the values (markTwins)
-		st.ttftSum.Add(ttft)
-		st.qwaitSum.Add(qwait)
-	} else {
-		if !st.ttft.TryAdd(ttft) {
-			st.ttft.Add(ttft)
-		}
-		if !st.qwait.TryAdd(qwait) {
-			st.qwait.Add(qwait)
-		}
-	}
-	if !st.e2e.TryAdd(e2e) {
-		st.e2e.Add(e2e)
-	}
-	if !st.ttftSvc.TryAdd(r.ttftSvc) {
-		st.ttftSvc.Add(r.ttftSvc)
-	}
-	tpot := 0.0
-	if r.output > 1 {
-		tpot = (e2e - ttft) / float64(r.output-1)
-		if !st.tpot.TryAdd(tpot) {
-			st.tpot.Add(tpot)
-		}
-	}
-	good := !st.sloSet || (w.slo[0] == 0 || ttft <= w.slo[0]) && (w.slo[1] == 0 || tpot <= w.slo[1]) && (w.slo[2] == 0 || e2e <= w.slo[2])
-	arrIv := s.interval(r.arrival)
-	if good {
-		st.good++
-		ser.arrGood[arrIv]++
-	}
-	if w.win != nil {
-		w.win.complete(r.arrival, ttft, e2e, qwait, tpot, r.output > 1, good)
-	}
-	if now > st.lastDone {
-		st.lastDone = now
-	}
-	ser.completed[iv]++
-	ser.latency(arrIv, ttft, qwait)
-	s.release(id, r, w, now)
-}
-
-// doneCluster is completeCluster, completeBilled and finish of a request
-// r = s.reqs[id] (whose sequence served cached prompt tokens from the
-// prefix cache) of a workload w whose target t, the cluster c, is marked
-// cdirect (markClusterDirect, backend.go): nothing else is on its way back
-// (no route, gateway, live driver or timeout, so no orphan and no
-// response-cache hit), and its tally carries no cost (GPU time is priced
-// by the hour). Every figure is added as the general path adds it, in the
-// same order; a zero it would add is left out, which leaves an integer
-// sum as it is. The latency statistics are completeBilled's, written out
-// again as doneDirect's are, for the same reason (a call less and no
-// reloads on every request); TestClusterDirectEqualsGeneral holds the
-// copies to the same bytes.
-func (s *Sim) doneCluster(c *cluster, id int32, r *request, w *workload, t *target, cached32 int32) {
-	now := s.eng.Now()
-	st := w.stats
-	in, out := int64(r.input), int64(r.output)
-	cached := int64(cached32)
-	ct := &c.stats.tok
-	ct.input, ct.uncached, ct.read, ct.output = ct.input+in, ct.uncached+(in-cached), ct.read+cached, ct.output+out
-	iv := s.interval(now)
-	c.cs.outTok[iv] += out
-	t.gpuTok += in + out
-	ser := s.ser
-	wt := &st.tok
-	wt.input, wt.uncached, wt.read, wt.output = wt.input+in, wt.uncached+(in-cached), wt.read+cached, wt.output+out
 	ser.inputTok[iv] += in
 	ser.outputTok[iv] += out
 	ttft := r.admitted + r.ttftSvc - r.arrival

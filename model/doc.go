@@ -63,10 +63,11 @@
 // A workload whose one target is a GPU cluster, with nothing on its way,
 // is direct too: sendDirect (backend.go) takes a new request's first
 // attempt through client, router and the replica's queue in one step, and
-// doneCluster (complete.go) records its completion in one
-// (TestClusterDirectEqualsGeneral). Inside a cluster, admitPlain,
-// startDecode and finishLazy are the common cases' short paths, held to
-// the general ones by TestAdmitPlainEqualsGeneral and the stepping tests.
+// doneDirect (complete.go) records its completion in one, as it does a
+// hosted one's (TestClusterDirectEqualsGeneral). Inside a cluster,
+// admitPlain, startStep's pure decode case and finishLazy are the common
+// cases' short paths, held to the general ones by
+// TestAdmitPlainEqualsGeneral and the stepping tests.
 //
 // # Around the way
 //

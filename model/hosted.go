@@ -205,7 +205,7 @@ func (s *Sim) sendBatch(id int32, iv int) {
 func (s *Sim) done(id int32) {
 	r := &s.reqs[id]
 	if w := s.wls[r.wl]; w.direct {
-		s.doneDirect(id, r, w) // complete.go
+		s.doneDirect(id, r, w, 0) // complete.go
 		return
 	}
 	t := s.tgt(r)

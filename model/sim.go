@@ -474,21 +474,21 @@ func (s *Sim) Handle(e sim.Event) {
 	case evArrival:
 		s.arrive(s.wls[e.Obj], e.Gen)
 	case evSend:
-		if s.reqs[e.Obj].gen == e.Gen {
+		if s.current(e) {
 			s.ser.queue.Add(s.eng.Now(), -1)
 			s.send(e.Obj)
 		}
 	case evRetry:
-		if s.reqs[e.Obj].gen == e.Gen {
+		if s.current(e) {
 			s.ser.queue.Add(s.eng.Now(), -1)
 			s.attempt(e.Obj)
 		}
 	case evDone:
-		if s.reqs[e.Obj].gen == e.Gen {
+		if s.current(e) {
 			s.done(e.Obj)
 		}
 	case evFail:
-		if s.reqs[e.Obj].gen == e.Gen {
+		if s.current(e) {
 			s.refusalDelivered(e.Obj)
 		}
 	case evTick:
@@ -500,7 +500,7 @@ func (s *Sim) Handle(e sim.Event) {
 	case evCluster:
 		s.clusterEvent(s.clus[e.Obj], e.Gen)
 	case evCacheHit:
-		if s.reqs[e.Obj].gen == e.Gen {
+		if s.current(e) {
 			s.complete(e.Obj, &tokenTally{})
 		}
 	case evGateway:
@@ -508,15 +508,19 @@ func (s *Sim) Handle(e sim.Event) {
 	case evLease:
 		s.gwLeaseExpired(e.Obj)
 	case evTimeout:
-		if r := &s.reqs[e.Obj]; r.gen == e.Gen && r.out && r.deadline == s.eng.Now() {
+		if r := &s.reqs[e.Obj]; s.current(e) && r.out && r.deadline == s.eng.Now() {
 			s.timeout(e.Obj)
 		}
 	case evTransfer:
-		if s.reqs[e.Obj].gen == e.Gen {
+		if s.current(e) {
 			s.transferDone(e.Obj)
 		}
 	}
 }
+
+// current reports whether a request's event e is the one its request
+// scheduled last: the record is still that request (its gen).
+func (s *Sim) current(e sim.Event) bool { return s.reqs[e.Obj].gen == e.Gen }
 
 func (s *Sim) alloc() int32 {
 	if n := len(s.free); n > 0 {

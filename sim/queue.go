@@ -344,13 +344,6 @@ func (q *Queue) Move(kind uint16, obj int32, gen uint32, e Event, skipTop bool) 
 	// s takes slot i's place: (key, ord) are unique, so the order events
 	// pop in does not depend on where in the heap they sit.
 	s := slot{key: timeKey(e.Time), ord: q.take()<<kindBits | uint64(e.Kind), obj: e.Obj, gen: e.Gen} // slotOf
-	if !q.heap && i > 0 {
-		// fix's flat case, written out: a cluster's cut spans move
-		// their replicas' events in a flat queue.
-		items[i] = s
-		q.flatInsert(i, s)
-		return true
-	}
 	q.fix(i, s)
 	return true
 }
